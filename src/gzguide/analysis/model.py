@@ -1,0 +1,46 @@
+"""The analysis engine's output: findings about one file, free of protocol details.
+
+A finding is what the protocol calls a hint, minus the ``file_path`` (which echoes
+the request and is the transport's business) plus the byte span of its line range,
+which lets a caller scope findings to a cursor offset without the source at hand.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class Finding(msgspec.Struct, array_like=True, frozen=True):
+    """One metric value inside its advise band, located in the file."""
+
+    metric: str
+    precedence_band: str
+    crossing_value: float
+    archetype: str
+    headline: str
+    move: str
+    start_line: int
+    end_line: int
+    #: Byte offset of the first byte of ``start_line``.
+    start_byte: int
+    #: Byte offset just past ``end_line``'s terminator; for the file's last line,
+    #: one past the file's length, so that an offset equal to the length is inside.
+    end_byte: int
+
+    def covers(self, offset: int) -> bool:
+        """Whether byte ``offset`` of the file lies on one of this finding's lines."""
+        return self.start_byte <= offset < self.end_byte
+
+
+class FileReport(msgspec.Struct, array_like=True, frozen=True):
+    """All findings for one version of one file, sorted by (start_line, end_line, metric)."""
+
+    findings: list[Finding]
+
+    def at_cursor(self, offset: int | None) -> list[Finding]:
+        if offset is None:
+            return self.findings
+        return [f for f in self.findings if f.covers(offset)]
+
+
+EMPTY_REPORT = FileReport(findings=[])
