@@ -1,0 +1,153 @@
+"""The ``gz`` command.
+
+``gz complexity guide --server``   serve the authoring-guide protocol on stdin/stdout
+``gz complexity guide PATH...``    print the hints the server would give for PATHs
+
+Imports are kept lazy: the server's start-up time is part of what editors feel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
+
+
+def _worker_count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gz", description="gzkit tools.")
+    tools = parser.add_subparsers(dest="tool", required=True)
+    complexity = tools.add_parser("complexity", help="complexity guidance")
+    commands = complexity.add_subparsers(dest="command", required=True)
+
+    guide = commands.add_parser(
+        "guide",
+        help="authoring hints: serve them to an editor, or print them for PATHs",
+        description=(
+            "With --server, speak the authoring-guide protocol on stdin/stdout. "
+            "Otherwise print the hints the server would return for each PATH."
+        ),
+    )
+    guide.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to analyze")
+    guide.add_argument("--server", action="store_true", help="serve the protocol on stdio")
+    guide.add_argument("--json", action="store_true", help="print protocol hint objects as JSON")
+    guide.add_argument(
+        "--root", default=None, help="workspace root for relative paths (default: cwd)"
+    )
+    guide.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    guide.add_argument("--log-file", default=None, help="append logs here instead of stderr")
+    guide.add_argument(
+        "--workers",
+        type=_worker_count,
+        default=None,
+        help="analysis worker processes (default: CPU count; 0 analyzes in-process)",
+    )
+    guide.add_argument(
+        "--analysis-timeout",
+        type=_positive_float,
+        default=5.0,
+        metavar="SECONDS",
+        help="deadline for analyzing one file (default: 5)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.tool == "complexity" and args.command == "guide":
+        if args.server:
+            if args.paths:
+                print("gz: --server takes no PATH arguments", file=sys.stderr)
+                return 2
+            return run_server(args)
+        if not args.paths:
+            print("gz: give PATHs to analyze, or --server", file=sys.stderr)
+            return 2
+        return run_oneshot(args)
+    return 2
+
+
+def run_server(args: argparse.Namespace) -> int:
+    from gzguide.daemon import claim_stdout
+
+    out_fd = claim_stdout()  # first: nothing else may ever write to the real stdout
+
+    from gzguide import PROTOCOL_VERSION, __version__, logs
+    from gzguide.daemon import serve
+    from gzguide.jobs import AnalysisService
+
+    root = os.path.abspath(args.root or os.getcwd())
+    logs.configure(args.log_level, logs.open_log_fd(args.log_file), process="frontend")
+    log = logs.get_logger()
+    backend = _make_backend(args, root, log)
+    service = AnalysisService(root, backend, on_error=log.error)
+    log.info(
+        "server_start",
+        version=__version__,
+        protocol=PROTOCOL_VERSION,
+        pid=os.getpid(),
+        root=root,
+        workers=0,
+    )
+    try:
+        return serve(service, log, out_fd)
+    finally:
+        backend.close()
+
+
+def _make_backend(args: argparse.Namespace, root: str, log: Any) -> Any:
+    from gzguide.workers import InProcessBackend
+
+    return InProcessBackend(root, on_event=log.info)
+
+
+def run_oneshot(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from gzguide.jobs import AnalysisService
+    from gzguide.messages import AnalyzeParams, Hint
+    from gzguide.workers import InProcessBackend
+
+    root = os.path.abspath(args.root or os.getcwd())
+    service = AnalysisService(root, InProcessBackend(root))
+    hints: list[Hint] = []
+    for path in args.paths:
+        hints.extend(service(AnalyzeParams(file_path=path)))
+    if args.json:
+        sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(hints), indent=2) + b"\n")
+    else:
+        sys.stdout.write(format_table(hints))
+    return 0
+
+
+def format_table(hints: Sequence[Any]) -> str:
+    """A readable listing: one heading line per hint, then its advice."""
+    if not hints:
+        return "No hints: nothing here is inside an advise band.\n"
+    out: list[str] = []
+    for h in hints:
+        where = f"{h.file_path}:{h.start_line}-{h.end_line}"
+        value = f"{h.crossing_value:g}"
+        out.append(f"{where}  {h.metric}={value}  [{h.precedence_band}, {h.archetype}]")
+        out.append(f"    {h.doctrinal_frame_headline}")
+        out.append(f"    -> {h.recommended_move}")
+    files = len({h.file_path for h in hints})
+    plural = "s" if len(hints) != 1 else ""
+    files_plural = "s" if files != 1 else ""
+    out.append(f"\n{len(hints)} hint{plural} in {files} file{files_plural}.")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,162 @@
+"""The stdio server: a thin shell that moves bytes between the pipes and the state machines.
+
+It claims file descriptor 1 for the protocol before anything else can write there:
+the real stdout is duplicated to a private descriptor for frames, and fd 1 (with
+``sys.stdout``) is pointed at stderr, so a stray ``print``, a library warning or a
+child process's output can never reach the client's stream.
+
+One request at a time: read until the decoder yields an event, answer it, flush,
+repeat. Exit rules: ``shutdown`` -> 0 after its answer; EOF -> 0; a version
+mismatch -> 1 after its answer; a closed stdout -> quietly, with 0.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from types import FrameType
+from typing import Any, Final
+
+from gzguide import PROTOCOL_VERSION, __version__
+from gzguide.framing import (
+    NEED_DATA,
+    EndOfStream,
+    Frame,
+    FrameDecoder,
+    FramingError,
+    Realigned,
+    encode_frame,
+)
+from gzguide.messages import encode_response
+from gzguide.session import Analyzer, Reply, Session
+
+READ_CHUNK: Final = 64 * 1024
+
+
+class OutputClosed(Exception):
+    """The client closed our stdout."""
+
+
+def claim_stdout() -> int:
+    """Take fd 1 for frames only; return the descriptor frames are written to."""
+    out_fd = os.dup(1)  # non-inheritable: child processes never see it
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out_fd
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    try:
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    except (BrokenPipeError, ConnectionResetError) as exc:
+        raise OutputClosed from exc
+    except OSError as exc:  # EBADF and friends: nobody is listening any more
+        raise OutputClosed from exc
+
+
+def _raise_exit(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+class Server:
+    """Serves one client over a pair of descriptors until the session ends."""
+
+    def __init__(self, analyzer: Analyzer, in_fd: int, out_fd: int, log: Any) -> None:
+        self.session = Session(analyzer)
+        self.decoder = FrameDecoder()
+        self.in_fd = in_fd
+        self.out_fd = out_fd
+        self.log = log
+        self.requests = 0
+        self.started = time.monotonic()
+
+    def send(self, reply: Reply) -> None:
+        write_all(self.out_fd, encode_frame(encode_response(reply.response)))
+
+    def _read(self) -> None:
+        try:
+            chunk = os.read(self.in_fd, READ_CHUNK)
+        except OSError:
+            chunk = b""
+        if chunk:
+            self.decoder.receive_data(chunk)
+        else:
+            self.decoder.receive_eof()
+
+    def _request(self, frame: Frame) -> Reply:
+        started = time.perf_counter()
+        reply = self.session.handle_body(frame.body)
+        self.send(reply)
+        self.requests += 1
+        response = reply.response
+        self.log.info(
+            "request",
+            request_id=response.id,
+            method=reply.method,
+            outcome=reply.outcome,
+            duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            bytes_in=len(frame.body),
+            hints=reply.hints,
+        )
+        return reply
+
+    def run(self) -> tuple[int, str]:
+        """Serve until the session ends; the exit status and why it ended."""
+        decoder = self.decoder
+        while True:
+            event = decoder.next_event()
+            if event is NEED_DATA:
+                self._read()
+            elif isinstance(event, Frame):
+                reply = self._request(event)
+                if reply.exit_code is not None:
+                    return (
+                        reply.exit_code,
+                        "shutdown" if reply.exit_code == 0 else "version_mismatch",
+                    )
+            elif isinstance(event, FramingError):
+                self.send(Session.framing_error(event.message))
+                self.log.warning(
+                    "framing_error",
+                    kind=str(event.kind),
+                    declared_length=event.declared_length,
+                    outcome="-32700",
+                )
+            elif isinstance(event, Realigned):
+                self.log.info(
+                    "framing_realigned", kind=str(event.kind), bytes_discarded=event.discarded_bytes
+                )
+            elif isinstance(event, EndOfStream):
+                self.log.info("end_of_input", truncated=event.truncated)
+                return 0, "end_of_input"
+
+
+def serve(analyzer: Analyzer, log: Any, out_fd: int, in_fd: int = 0) -> int:
+    """Run the server on ``in_fd``/``out_fd``; returns the process exit status."""
+    signal.signal(signal.SIGTERM, _raise_exit)
+    server = Server(analyzer, in_fd, out_fd, log)
+    reason = "unknown"
+    code = 0
+    try:
+        code, reason = server.run()
+    except OutputClosed:
+        reason, code = "output_closed", 0
+    except KeyboardInterrupt:
+        reason, code = "interrupted", 130
+    except SystemExit as exc:
+        reason, code = "terminated", exc.code if isinstance(exc.code, int) else 1
+    log.info(
+        "server_stop",
+        reason=reason,
+        exit_code=code,
+        requests=server.requests,
+        uptime_s=round(time.monotonic() - server.started, 3),
+        protocol=PROTOCOL_VERSION,
+        version=__version__,
+    )
+    return code

@@ -1,0 +1,185 @@
+"""The protocol's messages as typed msgspec Structs, and the one decoding boundary.
+
+A frame body becomes either a :class:`Request` (id, method, raw params) or an
+:class:`ErrorResponse` ready to send, with the code the contract assigns:
+
+* not UTF-8, not JSON (``NaN`` and a leading BOM included), nested too deep: ``-32700``;
+* JSON that is not an object, or whose ``id`` is missing or not a string or an
+  integer: ``-32600``, ``"id": null``;
+* ``method`` missing, empty or not a string: ``-32601``, echoing the id.
+
+Params are decoded per method by :func:`decode_params` into their Structs, whose
+failures are ``-32602`` with msgspec's precise message. Unknown fields are ignored
+everywhere (a 1.x client may send parameters a 1.0 server does not know).
+
+Responses are Structs too, so field order is fixed (hint fields in schema order),
+output is compact, and ``result`` and ``error`` can never appear together.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final, TypeVar
+
+import msgspec
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+VERSION_MISMATCH: Final = -32099
+
+RequestId = int | str
+
+#: ``clientVersion`` must start with ASCII ``digits.digits`` (a prefix match).
+VERSION_PATTERN: Final = r"^[0-9]+\.[0-9]+"
+
+
+# -- requests ----------------------------------------------------------------
+
+
+class _Envelope(msgspec.Struct):
+    id: RequestId
+    method: msgspec.Raw = msgspec.Raw()
+    params: msgspec.Raw = msgspec.Raw()
+
+
+class InitializeParams(msgspec.Struct):
+    clientVersion: Annotated[str, msgspec.Meta(pattern=VERSION_PATTERN)]
+
+
+class AnalyzeParams(msgspec.Struct):
+    file_path: Annotated[str, msgspec.Meta(min_length=1)]
+    cursor_position: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class Request(msgspec.Struct, frozen=True):
+    """A well-formed request: its id, its method name, and its params still raw."""
+
+    id: RequestId
+    method: str
+    params: msgspec.Raw | None
+
+
+# -- responses ---------------------------------------------------------------
+
+
+class ErrorObject(msgspec.Struct):
+    code: int
+    message: str
+
+
+class ErrorResponse(msgspec.Struct):
+    id: RequestId | None
+    error: ErrorObject
+
+
+class InitializeResult(msgspec.Struct):
+    version: str
+    capabilities: list[str]
+
+
+class Hint(msgspec.Struct):
+    """An authoring hint; fields in the order the hint schema lists them."""
+
+    metric: str
+    precedence_band: str
+    crossing_value: float
+    archetype: str
+    doctrinal_frame_headline: str
+    recommended_move: str
+    file_path: str
+    start_line: int
+    end_line: int
+
+
+class AnalyzeResult(msgspec.Struct):
+    hints: list[Hint]
+
+
+class EmptyResult(msgspec.Struct):
+    pass
+
+
+ResultBody = InitializeResult | AnalyzeResult | EmptyResult
+
+
+class ResultResponse(msgspec.Struct):
+    id: RequestId
+    result: ResultBody
+
+
+Response = ResultResponse | ErrorResponse
+
+
+def error_response(request_id: RequestId | None, code: int, message: str) -> ErrorResponse:
+    return ErrorResponse(id=request_id, error=ErrorObject(code=code, message=message))
+
+
+# -- decoding ----------------------------------------------------------------
+
+_envelope_decoder: Final = msgspec.json.Decoder(_Envelope)
+_method_decoder: Final = msgspec.json.Decoder(str)
+_encoder: Final = msgspec.json.Encoder()
+
+P = TypeVar("P", InitializeParams, AnalyzeParams)
+_param_decoders: Final[dict[type[Any], msgspec.json.Decoder[Any]]] = {
+    InitializeParams: msgspec.json.Decoder(InitializeParams),
+    AnalyzeParams: msgspec.json.Decoder(AnalyzeParams),
+}
+
+
+def decode_request(body: bytes) -> Request | ErrorResponse:
+    """Validate a frame body as far as the envelope: JSON, object, id, method."""
+    try:
+        envelope = _envelope_decoder.decode(body)
+    except msgspec.ValidationError as exc:
+        return error_response(None, INVALID_REQUEST, f"Invalid Request: {exc}")
+    except msgspec.DecodeError as exc:
+        return error_response(None, PARSE_ERROR, f"Parse error: {exc}")
+    except RecursionError:
+        return error_response(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
+    method = _decode_method(envelope.method)
+    if method is None:
+        return error_response(
+            envelope.id, METHOD_NOT_FOUND, "Method not found: method must be a non-empty string"
+        )
+    params = envelope.params if envelope.params else None
+    return Request(id=envelope.id, method=method, params=params)
+
+
+def _decode_method(raw: msgspec.Raw) -> str | None:
+    if not raw:
+        return None
+    try:
+        method = _method_decoder.decode(raw)
+    except msgspec.MsgspecError:
+        return None
+    return method or None
+
+
+class ParamsError(Exception):
+    """Params that fail validation; the message is meant for the client."""
+
+
+def decode_params(params: msgspec.Raw | None, kind: type[P]) -> P:
+    """Decode raw params into ``kind``; :class:`ParamsError` when they do not fit."""
+    if params is None:
+        raise ParamsError("Invalid params: params must be an object")
+    try:
+        result: P = _param_decoders[kind].decode(params)
+    except msgspec.ValidationError as exc:
+        raise ParamsError(f"Invalid params: {_params_path(exc)}") from None
+    except (msgspec.DecodeError, RecursionError):
+        raise ParamsError("Invalid params: params could not be decoded") from None
+    return result
+
+
+def _params_path(exc: msgspec.ValidationError) -> str:
+    text = str(exc)
+    if text.startswith("Expected `object`"):
+        return "params must be an object"
+    return text.replace("`$.", "`params.").replace("`$`", "`params`")
+
+
+def encode_response(response: Response) -> bytes:
+    return _encoder.encode(response)

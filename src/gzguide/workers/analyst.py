@@ -1,0 +1,120 @@
+"""The analyst: one file path in, its report out, with a cache of parsed versions.
+
+This is what runs inside each worker process (and in-process with ``--workers 0``).
+An unchanged file is neither re-read nor re-parsed; a changed one is parsed once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from gzguide.analysis.engine import Measured, evaluate, measure
+from gzguide.analysis.model import EMPTY_REPORT, FileReport
+from gzguide.analysis.parsed import parse_module
+from gzguide.analysis.source import MAX_SOURCE_BYTES, read_source_bytes
+from gzguide.analysis.thresholds import ThresholdsWatcher
+from gzguide.workers.cache import Entry, FileCache, identity_of
+
+#: Parsed ASTs cost far more memory than their source; this factor turns a file's
+#: size into the cache weight of its parsed version (measured on real modules: the
+#: AST, line index and measurements of a file take 25-40x its byte size).
+AST_WEIGHT_FACTOR: Final = 40
+DEFAULT_MAX_ENTRIES: Final = 2048
+DEFAULT_MAX_WEIGHT: Final = 96 * 1024 * 1024
+
+# Cache states reported with each outcome.
+HIT: Final = "hit"
+MISS: Final = "miss"
+RACY_HIT: Final = "racy"
+UNANALYZABLE: Final = "unanalyzable"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    report: FileReport
+    cache: str
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+class Analyst:
+    def __init__(
+        self,
+        root: str,
+        on_event: Callable[..., None],
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+        max_weight: int = DEFAULT_MAX_WEIGHT,
+    ) -> None:
+        self.thresholds = ThresholdsWatcher(root, on_event)
+        self.cache: FileCache[Measured | None] = FileCache(max_entries, max_weight)
+        self.parses = 0
+
+    def analyze(self, path: str) -> Outcome:
+        thresholds = self.thresholds.current()
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            self.cache.discard(path)
+            return Outcome(EMPTY_REPORT, UNANALYZABLE)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
+            self.cache.discard(path)
+            return Outcome(EMPTY_REPORT, UNANALYZABLE)
+        identity = identity_of(st)
+        entry = self.cache.get(path)
+        state = HIT
+        if entry is not None and entry.identity == identity and entry.is_racy():
+            entry, state = self._verify(path, entry)
+        if entry is None or entry.identity != identity:
+            entry = self._load(path, identity)
+            if entry is None:
+                return Outcome(EMPTY_REPORT, UNANALYZABLE)
+            state = MISS
+        measured = entry.value
+        if measured is None:
+            return Outcome(EMPTY_REPORT, state)
+        report = entry.derived.get(thresholds.fingerprint)
+        if not isinstance(report, FileReport):
+            report = evaluate(measured, thresholds)
+            entry.derived = {thresholds.fingerprint: report}
+        return Outcome(report, state)
+
+    def _verify(
+        self, path: str, entry: Entry[Measured | None]
+    ) -> tuple[Entry[Measured | None] | None, str]:
+        """Re-read a racy entry's file: keep it if its bytes are unchanged."""
+        now = time.time_ns()
+        data = read_source_bytes(path)
+        if data is None or _digest(data) != entry.digest:
+            self.cache.discard(path)
+            return None, MISS
+        entry.read_at_ns = now
+        return entry, RACY_HIT
+
+    def _load(
+        self, path: str, identity: tuple[int, int, int, int, int]
+    ) -> Entry[Measured | None] | None:
+        read_at = time.time_ns()
+        data = read_source_bytes(path)
+        if data is None:
+            self.cache.discard(path)
+            return None
+        self.parses += 1
+        module = parse_module(data)
+        measured = measure(module) if module is not None else None
+        entry: Entry[Measured | None] = Entry(
+            identity=identity,
+            digest=_digest(data),
+            read_at_ns=read_at,
+            weight=max(len(data), 1) * AST_WEIGHT_FACTOR,
+            value=measured,
+        )
+        self.cache.put(path, entry)
+        return entry

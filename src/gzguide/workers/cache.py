@@ -1,0 +1,85 @@
+"""A bounded, stat-validated cache of parsed file versions.
+
+Entries are keyed by path and validated by the file's identity: ``st_mtime_ns``,
+``st_ctime_ns``, ``st_size``, ``st_ino`` and ``st_dev``. The ctime catches the tools
+that put an old mtime back (``cp -p``, ``rsync -t``, ``touch -r``): whatever sets the
+mtime also moves the ctime to the present.
+
+The racy case, as git handles its index: a file rewritten with the same size
+within the filesystem's timestamp granularity keeps the same identity. So an
+entry whose mtime is not safely older than the moment its bytes were read (by
+``RACY_WINDOW_NS``) is not trusted on identity alone: its content is read again
+and compared by hash. Once verified, the entry is re-stamped; when the window has
+passed, a plain stat suffices again.
+
+The cache is bounded by entry count and by an estimate of the bytes it holds,
+least recently used out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Final, Generic, TypeVar
+
+#: An mtime this close to the read time (or later) may hide a same-size rewrite.
+#: Two seconds covers the coarsest common filesystems (FAT has 2 s granularity).
+RACY_WINDOW_NS: Final = 2_000_000_000
+
+Identity = tuple[int, int, int, int, int]
+
+V = TypeVar("V")
+
+
+def identity_of(st: os.stat_result) -> Identity:
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_dev)
+
+
+@dataclass(eq=False, slots=True)
+class Entry(Generic[V]):
+    identity: Identity
+    digest: bytes
+    #: Wall-clock time (ns) just before the cached bytes were read or verified.
+    read_at_ns: int
+    weight: int
+    value: V
+    #: Derived results keyed by whatever they depend on (e.g. a thresholds fingerprint).
+    derived: dict[str, object] = field(default_factory=dict)
+
+    def is_racy(self) -> bool:
+        return self.identity[0] + RACY_WINDOW_NS > self.read_at_ns
+
+
+class FileCache(Generic[V]):
+    """LRU of file versions, bounded by ``max_entries`` and ``max_weight``."""
+
+    def __init__(self, max_entries: int, max_weight: int) -> None:
+        self.max_entries = max_entries
+        self.max_weight = max_weight
+        self.weight = 0
+        self._entries: OrderedDict[str, Entry[V]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, path: str) -> Entry[V] | None:
+        entry = self._entries.get(path)
+        if entry is not None:
+            self._entries.move_to_end(path)
+        return entry
+
+    def put(self, path: str, entry: Entry[V]) -> None:
+        self.discard(path)
+        if entry.weight > self.max_weight:
+            return
+        self._entries[path] = entry
+        self.weight += entry.weight
+        while len(self._entries) > self.max_entries or self.weight > self.max_weight:
+            _, evicted = self._entries.popitem(last=False)
+            self.weight -= evicted.weight
+
+    def discard(self, path: str) -> None:
+        old = self._entries.pop(path, None)
+        if old is not None:
+            self.weight -= old.weight
