@@ -12,7 +12,11 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gzguide.workers import Backend
+    from gzguide.workers.pool import Pool
 
 
 def _positive_float(text: str) -> float:
@@ -90,11 +94,13 @@ def run_server(args: argparse.Namespace) -> int:
     from gzguide import PROTOCOL_VERSION, __version__, logs
     from gzguide.daemon import serve
     from gzguide.jobs import AnalysisService
+    from gzguide.workspace import thresholds_path
 
     root = os.path.abspath(args.root or os.getcwd())
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process="frontend")
     log = logs.get_logger()
-    backend = _make_backend(args, root, log)
+    workers = (os.cpu_count() or 1) if args.workers is None else args.workers
+    backend, pool = _make_backend(args, root, workers, log)
     service = AnalysisService(root, backend, on_error=log.error)
     log.info(
         "server_start",
@@ -102,18 +108,39 @@ def run_server(args: argparse.Namespace) -> int:
         protocol=PROTOCOL_VERSION,
         pid=os.getpid(),
         root=root,
-        workers=0,
+        workers=workers,
+        analysis_timeout_s=args.analysis_timeout,
+        thresholds=thresholds_path(root),
     )
     try:
-        return serve(service, log, out_fd)
+        return serve(service, log, out_fd, companion=pool, request_fields=lambda: service.last)
     finally:
         backend.close()
 
 
-def _make_backend(args: argparse.Namespace, root: str, log: Any) -> Any:
-    from gzguide.workers import InProcessBackend
+def _make_backend(
+    args: argparse.Namespace, root: str, workers: int, log: Any
+) -> tuple[Backend, Pool | None]:
+    """The memo in front of the pool, or of in-process analysis with ``--workers 0``."""
+    from gzguide.workers.memo import Memo
+    from gzguide.workspace import thresholds_path
 
-    return InProcessBackend(root, on_event=log.info)
+    table = thresholds_path(root)
+    if workers == 0:
+        from gzguide.workers import InProcessBackend
+
+        return Memo(InProcessBackend(root, on_event=log.info), table), None
+    from gzguide.workers.pool import Pool
+
+    pool = Pool(
+        workers,
+        root,
+        args.analysis_timeout,
+        on_event=log.info,
+        log_level=args.log_level,
+        log_file=args.log_file,
+    )
+    return Memo(pool, table), pool
 
 
 def run_oneshot(args: argparse.Namespace) -> int:

@@ -13,11 +13,13 @@ mismatch -> 1 after its answer; a closed stdout -> quietly, with 0.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 from types import FrameType
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from gzguide import PROTOCOL_VERSION, __version__
 from gzguide.framing import (
@@ -63,22 +65,68 @@ def _raise_exit(signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
 
 
+class Companion(Protocol):
+    """Something that runs beside the server loop (the worker pool).
+
+    While the server waits for input it also watches the companion's descriptors
+    and hands each readable one back to it, so the companion notices events (a
+    worker's death) at once, not at the next request.
+    """
+
+    def start(self) -> None: ...
+
+    def watch_fds(self) -> list[int]: ...
+
+    def service(self, fd: int) -> None: ...
+
+
 class Server:
     """Serves one client over a pair of descriptors until the session ends."""
 
-    def __init__(self, analyzer: Analyzer, in_fd: int, out_fd: int, log: Any) -> None:
+    def __init__(
+        self,
+        analyzer: Analyzer,
+        in_fd: int,
+        out_fd: int,
+        log: Any,
+        companion: Companion | None = None,
+        request_fields: Callable[[], dict[str, Any]] | None = None,
+    ) -> None:
         self.session = Session(analyzer)
         self.decoder = FrameDecoder()
         self.in_fd = in_fd
         self.out_fd = out_fd
         self.log = log
+        self.companion = companion
+        self.request_fields = request_fields
         self.requests = 0
         self.started = time.monotonic()
 
     def send(self, reply: Reply) -> None:
         write_all(self.out_fd, encode_frame(encode_response(reply.response)))
 
+    def _wait_for_input(self) -> None:
+        """Block until stdin is readable, servicing the companion meanwhile."""
+        companion = self.companion
+        if companion is None:
+            return
+        while True:
+            fds = companion.watch_fds()
+            if not fds:
+                return
+            poller = select.poll()
+            poller.register(self.in_fd, select.POLLIN)
+            for fd in fds:
+                poller.register(fd, select.POLLIN)
+            events = poller.poll()
+            ready = {fd for fd, _ in events}
+            for fd in ready - {self.in_fd}:
+                companion.service(fd)
+            if self.in_fd in ready:
+                return
+
     def _read(self) -> None:
+        self._wait_for_input()
         try:
             chunk = os.read(self.in_fd, READ_CHUNK)
         except OSError:
@@ -92,16 +140,20 @@ class Server:
         started = time.perf_counter()
         reply = self.session.handle_body(frame.body)
         self.send(reply)
+        duration_ms = round((time.perf_counter() - started) * 1000, 3)
         self.requests += 1
-        response = reply.response
+        if self.requests == 1 and self.companion is not None:
+            self.companion.start()  # after the first answer: start-up never waits on it
+        extra = self.request_fields() if reply.hints is not None and self.request_fields else {}
         self.log.info(
             "request",
-            request_id=response.id,
+            request_id=reply.response.id,
             method=reply.method,
             outcome=reply.outcome,
-            duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            duration_ms=duration_ms,
             bytes_in=len(frame.body),
             hints=reply.hints,
+            **extra,
         )
         return reply
 
@@ -136,10 +188,17 @@ class Server:
                 return 0, "end_of_input"
 
 
-def serve(analyzer: Analyzer, log: Any, out_fd: int, in_fd: int = 0) -> int:
+def serve(
+    analyzer: Analyzer,
+    log: Any,
+    out_fd: int,
+    in_fd: int = 0,
+    companion: Companion | None = None,
+    request_fields: Callable[[], dict[str, Any]] | None = None,
+) -> int:
     """Run the server on ``in_fd``/``out_fd``; returns the process exit status."""
     signal.signal(signal.SIGTERM, _raise_exit)
-    server = Server(analyzer, in_fd, out_fd, log)
+    server = Server(analyzer, in_fd, out_fd, log, companion, request_fields)
     reason = "unknown"
     code = 0
     try:

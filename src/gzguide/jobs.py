@@ -15,9 +15,9 @@ import stat
 from collections.abc import Callable
 
 from gzguide.analysis.discovery import source_files
-from gzguide.analysis.model import FileReport, Finding
+from gzguide.analysis.model import Finding
 from gzguide.messages import AnalyzeParams, Hint
-from gzguide.workers import Backend
+from gzguide.workers import Backend, Outcome
 
 
 def to_hint(finding: Finding, file_path: str) -> Hint:
@@ -51,11 +51,14 @@ class AnalysisService:
         self.root = os.path.abspath(root)
         self.backend = backend
         self._on_error = on_error
+        #: What the last request did, for its log line (file, cache state, worker).
+        self.last: dict[str, object] = {}
 
     def resolve(self, file_path: str) -> str:
         return os.path.join(self.root, file_path)
 
     def __call__(self, params: AnalyzeParams) -> list[Hint]:
+        self.last = {"file_path": params.file_path}
         try:
             return self._analyze(params)
         except Exception as exc:  # a bug must cost one answer, never the session
@@ -74,16 +77,20 @@ class AnalysisService:
             is_dir = False
         if is_dir:
             return self._analyze_directory(requested, target)
-        (report,) = self.backend.analyze([target])
-        return [to_hint(f, requested) for f in report.at_cursor(params.cursor_position)]
+        (outcome,) = self.backend.analyze([target])
+        self.last.update(cache=outcome.cache, worker=outcome.worker)
+        findings = outcome.report.at_cursor(params.cursor_position)
+        return [to_hint(f, requested) for f in findings]
 
     def _analyze_directory(self, requested: str, target: str) -> list[Hint]:
         relatives = source_files(target)
-        reports: list[FileReport] = self.backend.analyze(
-            [os.path.join(target, r) for r in relatives]
-        )
+        paths = [os.path.join(target, r) for r in relatives]
+        outcomes: list[Outcome] = self.backend.analyze(paths)
+        states: dict[str, int] = {}
         hints: list[Hint] = []
-        for relative, report in zip(relatives, reports, strict=True):
+        for relative, outcome in zip(relatives, outcomes, strict=True):
+            states[outcome.cache] = states.get(outcome.cache, 0) + 1
             hint_path = join_request_path(requested, relative)
-            hints.extend(to_hint(f, hint_path) for f in report.findings)
+            hints.extend(to_hint(f, hint_path) for f in outcome.report.findings)
+        self.last.update(files=len(relatives), cache=states)
         return hints

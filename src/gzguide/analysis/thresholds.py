@@ -28,6 +28,8 @@ from typing import Annotated, Final, Literal
 
 import msgspec
 
+from gzguide.workspace import thresholds_path
+
 #: Metrics for which a lower value is worse.
 LOWER_IS_WORSE: Final = frozenset({"radon_mi"})
 
@@ -149,10 +151,6 @@ def default_thresholds() -> Thresholds:
     return parse_thresholds(data.read_bytes(), "embedded")
 
 
-#: Where a workspace keeps its own table, relative to the workspace root.
-WORKSPACE_TABLE = ".gzkit/rules/complexity-thresholds.json"
-
-
 class ThresholdsWatcher:
     """The active table for a workspace, re-read whenever its file changes.
 
@@ -163,7 +161,7 @@ class ThresholdsWatcher:
     """
 
     def __init__(self, root: str, on_event: Callable[..., None] | None = None) -> None:
-        self.path = os.path.join(root, WORKSPACE_TABLE)
+        self.path = thresholds_path(root)
         self._default = default_thresholds()
         self._active = self._default
         self._identity: tuple[int, ...] | None = None

@@ -1,29 +1,53 @@
-"""Where analysis runs. A backend turns absolute file paths into file reports.
+"""Where analysis runs. A backend turns absolute file paths into outcomes.
 
-:class:`InProcessBackend` analyzes in the calling process (``--workers 0``: for
-debugging, and the baseline the pool is measured against). The pool of worker
-processes implements the same :class:`Backend` protocol.
+* :class:`InProcessBackend` analyzes in the calling process (``--workers 0``: for
+  debugging, and the baseline the pool is measured against);
+* :class:`gzguide.workers.pool.Pool` runs persistent worker processes;
+* :class:`gzguide.workers.memo.Memo` wraps either with a stat-validated memo of
+  finished reports, so an unchanged file costs a ``stat``.
+
+This module stays light (no analysis imports): the frontend imports it at start-up.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
-from gzguide.analysis.model import FileReport
+from gzguide.analysis.model import EMPTY_REPORT, FileReport
+from gzguide.workers.cache import Identity
+
+EventSink = Callable[..., None]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One file's report and how it was obtained."""
+
+    report: FileReport
+    #: ``hit``, ``miss``, ``racy``, ``memo``, ``unanalyzable``, ``timeout``, ``crashed``.
+    cache: str
+    #: The identity of the file version the report is for (None: unanalyzable).
+    identity: Identity | None = None
+    #: Wall-clock ns just before that version's bytes were last read or verified.
+    read_at_ns: int = 0
+    #: Which worker produced it (``index:pid``), None in-process.
+    worker: str | None = None
+
+
+def failed(cache: str, worker: str | None = None) -> Outcome:
+    return Outcome(EMPTY_REPORT, cache, worker=worker)
 
 
 class Backend(Protocol):
-    def analyze(self, paths: Sequence[str]) -> list[FileReport]:
-        """One report per path, in the same order; an empty report when unanalyzable."""
+    def analyze(self, paths: Sequence[str]) -> list[Outcome]:
+        """One outcome per path, in the same order; an empty report when unanalyzable."""
         ...
 
     def close(self) -> None:
         """Stop whatever the backend runs; idempotent."""
         ...
-
-
-EventSink = Callable[..., None]
 
 
 def _ignore(event: str, **fields: object) -> None:
@@ -36,10 +60,10 @@ class InProcessBackend:
     def __init__(self, root: str, on_event: EventSink = _ignore) -> None:
         from gzguide.workers.analyst import Analyst
 
-        self._analyst = Analyst(root, on_event)
+        self.analyst = Analyst(root, on_event)
 
-    def analyze(self, paths: Sequence[str]) -> list[FileReport]:
-        return [self._analyst.analyze(path).report for path in paths]
+    def analyze(self, paths: Sequence[str]) -> list[Outcome]:
+        return [self.analyst.analyze(path) for path in paths]
 
     def close(self) -> None:
         pass

@@ -11,7 +11,6 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final
 
 from gzguide.analysis.engine import Measured, evaluate, measure
@@ -19,6 +18,7 @@ from gzguide.analysis.model import EMPTY_REPORT, FileReport
 from gzguide.analysis.parsed import parse_module
 from gzguide.analysis.source import MAX_SOURCE_BYTES, read_source_bytes
 from gzguide.analysis.thresholds import ThresholdsWatcher
+from gzguide.workers import Outcome
 from gzguide.workers.cache import Entry, FileCache, identity_of
 
 #: Parsed ASTs cost far more memory than their source; this factor turns a file's
@@ -35,14 +35,24 @@ RACY_HIT: Final = "racy"
 UNANALYZABLE: Final = "unanalyzable"
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    report: FileReport
-    cache: str
-
-
 def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _measure_bytes(data: bytes) -> Measured | None:
+    """Parse and measure; None when the bytes are not analyzable Python.
+
+    A module whose syntax tree is too deep for the metric visitors (they recurse,
+    and a 1,000-term expression is enough) is unanalyzable like a syntax error,
+    and that verdict is cached with the file version instead of retried.
+    """
+    module = parse_module(data)
+    if module is None:
+        return None
+    try:
+        return measure(module)
+    except RecursionError:
+        return None
 
 
 class Analyst:
@@ -78,13 +88,14 @@ class Analyst:
                 return Outcome(EMPTY_REPORT, UNANALYZABLE)
             state = MISS
         measured = entry.value
-        if measured is None:
-            return Outcome(EMPTY_REPORT, state)
-        report = entry.derived.get(thresholds.fingerprint)
-        if not isinstance(report, FileReport):
-            report = evaluate(measured, thresholds)
-            entry.derived = {thresholds.fingerprint: report}
-        return Outcome(report, state)
+        report: object = EMPTY_REPORT
+        if measured is not None:
+            report = entry.derived.get(thresholds.fingerprint)
+            if not isinstance(report, FileReport):
+                report = evaluate(measured, thresholds)
+                entry.derived = {thresholds.fingerprint: report}
+        assert isinstance(report, FileReport)
+        return Outcome(report, state, entry.identity, entry.read_at_ns)
 
     def _verify(
         self, path: str, entry: Entry[Measured | None]
@@ -107,8 +118,7 @@ class Analyst:
             self.cache.discard(path)
             return None
         self.parses += 1
-        module = parse_module(data)
-        measured = measure(module) if module is not None else None
+        measured = _measure_bytes(data)
         entry: Entry[Measured | None] = Entry(
             identity=identity,
             digest=_digest(data),

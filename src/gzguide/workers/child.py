@@ -1,0 +1,108 @@
+"""A worker process: reads jobs from one pipe, writes results to another, until EOF.
+
+Started by the pool as ``python -m gzguide.workers.child``. It never writes to
+fd 1 (pointed at stderr before anything else runs), and it never outlives the
+frontend: the kernel sends it SIGKILL when its parent dies (``PR_SET_PDEATHSIG``
+on Linux), a watchdog thread notices a changed parent on any platform, and EOF on
+the job pipe ends it when the frontend closes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import time
+
+#: How often the watchdog checks that the parent is still alive.
+WATCHDOG_PERIOD_S = 0.25
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1
+            libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        os._exit(0)
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCHDOG_PERIOD_S)
+            if os.getppid() != parent_pid:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def _parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="gzguide-worker")
+    parser.add_argument("--jobs-fd", type=int, required=True)
+    parser.add_argument("--results-fd", type=int, required=True)
+    parser.add_argument("--parent-pid", type=int, required=True)
+    parser.add_argument("--index", type=int, required=True)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--log-level", default="info")
+    parser.add_argument("--log-file", default=None)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.dup2(2, 1)  # fd 1 is never ours to write; anything sent there lands on stderr
+    sys.stdout = sys.stderr
+    args = _parse_args(sys.argv[1:] if argv is None else argv)
+    _die_with_parent(args.parent_pid)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the frontend decides when we stop
+
+    from gzguide import logs
+    from gzguide.workers.analyst import Analyst
+    from gzguide.workers.ipc import Job, Ready, Result, job_reader, pack
+
+    logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
+    log = logs.get_logger().bind(worker=args.index, pid=os.getpid())
+    analyst = Analyst(args.root, log.info)
+    reader = job_reader()
+    out = args.results_fd
+
+    def send(data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(out, view) :]
+
+    try:
+        send(pack(Ready(pid=os.getpid())))
+        while True:
+            chunk = os.read(args.jobs_fd, 1 << 16)
+            if not chunk:
+                return 0
+            reader.feed(chunk)
+            for job in reader.messages():
+                assert isinstance(job, Job)
+                started = time.perf_counter()
+                outcome = analyst.analyze(job.path)
+                elapsed = (time.perf_counter() - started) * 1000
+                send(
+                    pack(
+                        Result(
+                            seq=job.seq,
+                            report=outcome.report,
+                            cache=outcome.cache,
+                            identity=outcome.identity,
+                            read_at_ns=outcome.read_at_ns,
+                            duration_ms=round(elapsed, 3),
+                        )
+                    )
+                )
+    except (BrokenPipeError, ConnectionResetError):
+        return 0  # the frontend is gone
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,93 @@
+"""Frontend <-> worker messages: msgpack-encoded msgspec Structs, length-prefixed.
+
+Each message on a pipe is a 4-byte little-endian length, then that many bytes of
+msgpack. Jobs and results are small typed records (a path; a report of findings),
+never pickled objects.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Final
+
+import msgspec
+
+from gzguide.analysis.model import FileReport
+
+_LENGTH: Final = struct.Struct("<I")
+HEADER_BYTES: Final = _LENGTH.size
+#: No single IPC message may exceed this (a report is a few KiB at most).
+MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
+
+
+class Job(msgspec.Struct, tag="job", array_like=True):
+    seq: int
+    path: str
+
+
+class Ready(msgspec.Struct, tag="ready", array_like=True):
+    pid: int
+
+
+class Result(msgspec.Struct, tag="result", array_like=True):
+    seq: int
+    report: FileReport
+    cache: str
+    #: The stat identity of the file version analyzed (None when unanalyzable).
+    identity: tuple[int, int, int, int, int] | None
+    #: Wall-clock ns just before that version's bytes were read or verified.
+    read_at_ns: int
+    duration_ms: float
+
+
+ToWorker = Job
+FromWorker = Ready | Result
+
+_encoder: Final = msgspec.msgpack.Encoder()
+_to_worker: Final = msgspec.msgpack.Decoder(ToWorker)
+_from_worker: Final = msgspec.msgpack.Decoder(FromWorker)
+
+
+def pack(message: ToWorker | FromWorker) -> bytes:
+    payload = _encoder.encode(message)
+    return _LENGTH.pack(len(payload)) + payload
+
+
+class ProtocolError(Exception):
+    """The other side sent something that is not a valid message."""
+
+
+class MessageReader:
+    """Accumulates bytes from a pipe and yields whole messages."""
+
+    def __init__(self, decoder: msgspec.msgpack.Decoder[Any]) -> None:
+        self._decoder = decoder
+        self._buf = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        self._buf += data
+
+    def messages(self) -> list[object]:
+        out: list[object] = []
+        buf = self._buf
+        while len(buf) >= HEADER_BYTES:
+            (length,) = _LENGTH.unpack_from(buf)
+            if length > MAX_MESSAGE_BYTES:
+                raise ProtocolError(f"message of {length} bytes")
+            end = HEADER_BYTES + length
+            if len(buf) < end:
+                break
+            try:
+                out.append(self._decoder.decode(bytes(buf[HEADER_BYTES:end])))
+            except msgspec.MsgspecError as exc:
+                raise ProtocolError(str(exc)) from None
+            del buf[:end]
+        return out
+
+
+def result_reader() -> MessageReader:
+    return MessageReader(_from_worker)
+
+
+def job_reader() -> MessageReader:
+    return MessageReader(_to_worker)
