@@ -35,6 +35,19 @@ def _line_list(lines: list[int], limit: int = 4) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+_PLURALS = {"if/elif branch": "if/elif branches", "match case": "match cases"}
+
+
+def _count(n: int, noun: str) -> str:
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {_PLURALS.get(noun, noun + 's')}"
+
+
+def _line_word(lines: list[int]) -> str:
+    return "line" if len(set(lines)) == 1 else "lines"
+
+
 def _gate_phrase(band: MetricBand, position: Position) -> str:
     if band.gate is None:
         return f"past the advise mark of {_fmt(band.advise)}"
@@ -53,8 +66,7 @@ def _cc_advice(m: Measurement, band: MetricBand, position: Position, archetype: 
         f"Cyclomatic complexity {_fmt(m.value)} in {m.subject} is {_gate_phrase(band, position)}"
     )
     parts = [
-        f"{count} {kind}{'s' if count > 1 and not kind.endswith('s') else ''} "
-        f"(line{'s' if len(census.lines[kind]) > 1 else ''} {_line_list(census.lines[kind])})"
+        f"{_count(count, kind)} ({_line_word(census.lines[kind])} {_line_list(census.lines[kind])})"
         for kind, count in census.counts.most_common()
     ]
     where = f"{m.subject} ({_lines(m.start_line, m.end_line)}) branches on " + "; ".join(parts)
