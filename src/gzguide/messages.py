@@ -130,6 +130,8 @@ _param_decoders: Final[dict[type[Any], msgspec.json.Decoder[Any]]] = {
 
 def decode_request(body: bytes) -> Request | ErrorResponse:
     """Validate a frame body as far as the envelope: JSON, object, id, method."""
+    if not _is_utf8(body):
+        return error_response(None, PARSE_ERROR, "Parse error: body is not valid UTF-8")
     try:
         envelope = _envelope_decoder.decode(body)
     except msgspec.ValidationError as exc:
@@ -145,6 +147,22 @@ def decode_request(body: bytes) -> Request | ErrorResponse:
         )
     params = envelope.params if envelope.params else None
     return Request(id=envelope.id, method=method, params=params)
+
+
+def _is_utf8(body: bytes) -> bool:
+    """Whether all of ``body`` is UTF-8.
+
+    msgspec checks the strings it decodes, but not those inside ``Raw`` fields
+    (``params``) or inside fields it skips (unknown ones), so the check is made
+    once for the whole body here.
+    """
+    if body.isascii():
+        return True
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _decode_method(raw: msgspec.Raw) -> str | None:
@@ -168,10 +186,45 @@ def decode_params(params: msgspec.Raw | None, kind: type[P]) -> P:
     try:
         result: P = _param_decoders[kind].decode(params)
     except msgspec.ValidationError as exc:
+        if kind is AnalyzeParams and _is_cursor_out_of_range(exc):
+            return _analyze_params_far_cursor(params)  # type: ignore[return-value]
         raise ParamsError(f"Invalid params: {_params_path(exc)}") from None
     except (msgspec.DecodeError, RecursionError):
         raise ParamsError("Invalid params: params could not be decoded") from None
     return result
+
+
+#: What a ``cursor_position`` too long for Python's int conversion (more than 4300
+#: digits) becomes: it is past the end of any file the server analyzes (at most
+#: 4 MiB), which is all that matters about it.
+FAR_CURSOR: Final = 1 << 64
+
+
+class _AnalyzeParamsRawCursor(msgspec.Struct):
+    file_path: Annotated[str, msgspec.Meta(min_length=1)]
+    cursor_position: msgspec.Raw = msgspec.Raw()
+
+
+_raw_cursor_decoder: Final = msgspec.json.Decoder(_AnalyzeParamsRawCursor)
+
+
+def _is_cursor_out_of_range(exc: msgspec.ValidationError) -> bool:
+    return str(exc) == "Integer value out of range - at `$.cursor_position`"
+
+
+def _analyze_params_far_cursor(params: msgspec.Raw) -> AnalyzeParams:
+    """Analyze params whose cursor is an integer too long to convert: a cursor past the end.
+
+    Any size of integer >= 0 is a valid cursor; only a non-negative one (digits
+    alone, as JSON writes it) is accepted here.
+    """
+    try:
+        wire = _raw_cursor_decoder.decode(params)
+    except msgspec.ValidationError as exc:
+        raise ParamsError(f"Invalid params: {_params_path(exc)}") from None
+    if not bytes(wire.cursor_position).isdigit():
+        raise ParamsError("Invalid params: `params.cursor_position` must be >= 0")
+    return AnalyzeParams(file_path=wire.file_path, cursor_position=FAR_CURSOR)
 
 
 def _params_path(exc: msgspec.ValidationError) -> str:
