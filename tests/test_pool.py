@@ -1,0 +1,363 @@
+"""The worker pool: persistence, affinity, caches, deadlines, deaths, and process hygiene.
+
+Server-level tests run the real server with real workers and read what happened
+from its JSON log file; pool-level tests drive :class:`Pool` directly with real
+processes, including a fake worker that dies in the ways a real one could.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gzguide.workers.pool import Pool
+from protocol_client import ServerProcess, processes_in_group
+
+FAKE_WORKER = [sys.executable, str(Path(__file__).with_name("fake_worker.py"))]
+
+BRANCHY = """\
+def decide(a, b, c):
+    if a:
+        return 1
+    elif b:
+        return 2
+    elif c:
+        return 3
+    return 4
+"""
+CALM = """\
+def decide(a, b, c):
+    return a
+"""
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def events(path: Path, name: str) -> list[dict[str, Any]]:
+    return [e for e in read_log(path) if e["event"] == name]
+
+
+def wait_for(predicate: Any, timeout: float = 10.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError("condition not reached in time")
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def slow_source(functions: int = 40_000) -> str:
+    return "".join(
+        f"def f{i}(a, b):\n    if a and b:\n        return a\n    return b\n\n"
+        for i in range(functions)
+    )
+
+
+@pytest.fixture
+def log_path(tmp_path: Path) -> Path:
+    return tmp_path / "server.log"
+
+
+def start(tmp_path: Path, log_path: Path, *extra: str) -> ServerProcess:
+    server = ServerProcess(
+        args=("--workers", "2", "--log-file", str(log_path), "--root", str(tmp_path), *extra)
+    )
+    server.initialize()
+    return server
+
+
+def ready_workers(log_path: Path, count: int) -> list[dict[str, Any]]:
+    return wait_for(
+        lambda: len(events(log_path, "worker_ready")) >= count and events(log_path, "worker_ready")
+    )
+
+
+def live_worker_pids(log_path: Path) -> set[int]:
+    started = {e["pid"] for e in events(log_path, "worker_start")}
+    return {pid for pid in started if pid_alive(pid)}
+
+
+def request_lines(log_path: Path) -> list[dict[str, Any]]:
+    return [e for e in events(log_path, "request") if e.get("method") == "analyze"]
+
+
+# -- persistence, affinity, caches ---------------------------------------------------
+
+
+def test_workers_persist_and_a_file_sticks_to_one_worker(tmp_path: Path, log_path: Path) -> None:
+    for name in ("a.py", "b.py", "c.py", "d.py"):
+        (tmp_path / name).write_text(BRANCHY)
+    with start(tmp_path, log_path) as server:
+        ready_workers(log_path, 2)
+        before = live_worker_pids(log_path)
+        assert len(before) == 2
+        for _ in range(3):
+            for name in ("a.py", "b.py", "c.py", "d.py"):
+                # a new version each round, so the memo cannot answer: a worker must
+                time.sleep(0.002)
+                (tmp_path / name).write_text(BRANCHY + f"# {time.time_ns()}\n")
+                assert len(server.hints(name)) == 1
+        assert live_worker_pids(log_path) == before  # nobody was restarted
+        workers_by_file: dict[str, set[str]] = {}
+        for line in request_lines(log_path):
+            workers_by_file.setdefault(line["file_path"], set()).add(line["worker"])
+        assert set(workers_by_file) == {"a.py", "b.py", "c.py", "d.py"}
+        assert all(len(w) == 1 for w in workers_by_file.values()), workers_by_file
+        server.close_stdin()
+        server.finish()
+
+
+def test_unchanged_file_is_neither_reread_nor_reparsed(tmp_path: Path, log_path: Path) -> None:
+    target = tmp_path / "mod.py"
+    target.write_text(BRANCHY)
+    old = time.time_ns() - 10 * 1_000_000_000
+    os.utime(target, ns=(old, old))  # safely older than any read: not racy
+    with start(tmp_path, log_path) as server:
+        first = server.hints("mod.py")
+        assert [h["crossing_value"] for h in first] == [4.0]
+        for _ in range(5):
+            assert server.hints("mod.py") == first
+        states = [line["cache"] for line in request_lines(log_path)]
+        assert states == ["miss"] + ["memo"] * 5
+        server.close_stdin()
+        server.finish()
+
+
+def test_a_changed_file_is_analyzed_again(tmp_path: Path, log_path: Path) -> None:
+    target = tmp_path / "mod.py"
+    target.write_text(BRANCHY)
+    with start(tmp_path, log_path) as server:
+        assert len(server.hints("mod.py")) == 1
+        target.write_text(CALM)
+        assert server.hints("mod.py") == []
+        target.write_text(BRANCHY)
+        assert len(server.hints("mod.py")) == 1
+        server.close_stdin()
+        server.finish()
+
+
+def test_same_size_rewrite_with_mtime_put_back_is_never_stale(
+    tmp_path: Path, log_path: Path
+) -> None:
+    target = tmp_path / "mod.py"
+    target.write_text(BRANCHY)
+    st = target.stat()
+    # Same size, other content: the last branch's return value changes, nothing else.
+    rewritten = BRANCHY.replace("return 3", "return 9")
+    assert len(rewritten) == len(BRANCHY)
+    calm_same_size = "def decide(a, b, c):\n    return a\n".ljust(len(BRANCHY) - 1) + "\n"
+    with start(tmp_path, log_path) as server:
+        assert len(server.hints("mod.py")) == 1
+        target.write_text(calm_same_size)
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))  # mtime forced back
+        assert target.stat().st_size == st.st_size
+        assert server.hints("mod.py") == []
+        target.write_text(rewritten)
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert len(server.hints("mod.py")) == 1
+        server.close_stdin()
+        server.finish()
+
+
+# -- deadlines and deaths -------------------------------------------------------------
+
+
+def test_a_worker_past_its_deadline_is_replaced_and_only_that_request_is_empty(
+    tmp_path: Path, log_path: Path
+) -> None:
+    (tmp_path / "slow.py").write_text(slow_source())
+    (tmp_path / "ok.py").write_text(BRANCHY)
+    with start(tmp_path, log_path, "--analysis-timeout", "0.25") as server:
+        ready_workers(log_path, 2)
+        assert server.hints("slow.py") == []
+        replaced = wait_for(lambda: events(log_path, "worker_replaced"))
+        assert replaced[0]["reason"] == "timeout"
+        failed = events(log_path, "job_failed")
+        assert failed and failed[0]["reason"] == "timeout"
+        assert len(server.hints("ok.py")) == 1
+        assert (
+            len(
+                wait_for(
+                    lambda: len(live_worker_pids(log_path)) == 2 and live_worker_pids(log_path)
+                )
+            )
+            == 2
+        )
+        server.close_stdin()
+        server.finish()
+
+
+def test_a_worker_killed_while_idle_is_replaced_at_once(tmp_path: Path, log_path: Path) -> None:
+    (tmp_path / "ok.py").write_text(BRANCHY)
+    with start(tmp_path, log_path) as server:
+        ready_workers(log_path, 2)
+        victim = min(live_worker_pids(log_path))
+        os.kill(victim, signal.SIGKILL)
+        # Noticed without any request: the server watches idle workers' pipes.
+        replaced = wait_for(lambda: events(log_path, "worker_replaced"))
+        assert replaced[0]["old_pid"] == victim and replaced[0]["reason"] == "died"
+        wait_for(lambda: len(live_worker_pids(log_path)) == 2)
+        assert len(server.hints("ok.py")) == 1
+        server.close_stdin()
+        server.finish()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGSEGV])
+def test_a_worker_dying_mid_job_costs_only_that_request(
+    tmp_path: Path, log_path: Path, signum: int
+) -> None:
+    (tmp_path / "slow.py").write_text(slow_source())
+    (tmp_path / "ok.py").write_text(BRANCHY)
+    with start(tmp_path, log_path) as server:
+        ready_workers(log_path, 2)
+        server.send({"id": 7, "method": "analyze", "params": {"file_path": "slow.py"}})
+        time.sleep(0.3)  # the worker is parsing by now
+        pids = live_worker_pids(log_path)
+        for pid in pids:  # whichever has the job; the idle one is replaced as well
+            os.kill(pid, signum)
+        response = server.read_response()
+        assert response.id == 7 and response.hints == []
+        assert len(server.hints("ok.py")) == 1
+        wait_for(lambda: len(live_worker_pids(log_path)) == 2)
+        assert live_worker_pids(log_path).isdisjoint(pids)
+        server.close_stdin()
+        server.finish()
+
+
+def test_a_tree_too_deep_for_the_visitors_is_unanalyzable_not_fatal(
+    tmp_path: Path, log_path: Path
+) -> None:
+    (tmp_path / "deep.py").write_text("def f(a):\n    return " + "+".join(["a"] * 1000) + "\n")
+    (tmp_path / "ok.py").write_text(BRANCHY)
+    with start(tmp_path, log_path) as server:
+        assert server.hints("deep.py") == []
+        assert len(server.hints("ok.py")) == 1
+        assert not events(log_path, "worker_replaced")
+        server.close_stdin()
+        server.finish()
+
+
+# -- process hygiene --------------------------------------------------------------------
+
+
+def test_sigkill_of_the_frontend_leaves_no_worker_behind(tmp_path: Path, log_path: Path) -> None:
+    (tmp_path / "slow.py").write_text(slow_source())
+    server = start(tmp_path, log_path)
+    try:
+        ready_workers(log_path, 2)
+        server.send({"id": 2, "method": "analyze", "params": {"file_path": "slow.py"}})
+        time.sleep(0.2)  # one worker busy, one idle
+        workers = live_worker_pids(log_path)
+        assert len(workers) == 2
+        os.kill(server.pid, signal.SIGKILL)
+        server.proc.wait(timeout=5)
+        time.sleep(2.0)
+        assert not [pid for pid in workers if pid_alive(pid)]
+    finally:
+        server.kill()
+
+
+@pytest.mark.parametrize("ending", ["shutdown", "eof", "stdout_closed"])
+def test_every_ending_reaps_every_worker(tmp_path: Path, log_path: Path, ending: str) -> None:
+    (tmp_path / "ok.py").write_text(BRANCHY)
+    server = start(tmp_path, log_path)
+    try:
+        ready_workers(log_path, 2)
+        assert len(server.hints("ok.py")) == 1
+        workers = live_worker_pids(log_path)
+        if ending == "shutdown":
+            server.send({"id": 9, "method": "shutdown"})
+            assert server.read_response().result == {}
+        elif ending == "eof":
+            server.close_stdin()
+        else:
+            server.close_stdout()
+            server.send({"id": 10, "method": "analyze", "params": {"file_path": "ok.py"}})
+        assert server.wait_exit(timeout=5) == 0
+        assert not list(processes_in_group(server.pid))
+        assert not [pid for pid in workers if pid_alive(pid)]
+        stop = events(log_path, "server_stop")
+        assert stop and stop[0]["reason"] in {"shutdown", "end_of_input", "output_closed"}
+    finally:
+        server.kill()
+
+
+# -- the pool on its own, with a worker that dies every way a worker can --------------
+
+
+@pytest.fixture
+def pool(tmp_path: Path) -> Any:
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    def record(event: str, **fields: Any) -> None:
+        seen.append((event, fields))
+
+    p = Pool(2, str(tmp_path), timeout=0.5, on_event=record, command=FAKE_WORKER)
+    p.events = seen
+    p.start()
+    yield p
+    p.close()
+
+
+@pytest.mark.parametrize("fault", ["exit", "memory", "recursion", "segv", "hang"])
+def test_pool_survives_a_fault_and_fails_only_that_job(pool: Any, fault: str) -> None:
+    bad = f"/nowhere/{fault}"
+    slot = pool.affinity(bad)
+    # Queue good jobs for the same worker behind the bad one.
+    good = [p for p in (f"/nowhere/good{i}" for i in range(200)) if pool.affinity(p) == slot][:3]
+    outcomes = pool.analyze([bad, *good])
+    assert outcomes[0].cache in {"crashed", "timeout"}
+    assert outcomes[0].report.findings == []
+    assert [o.cache.startswith("pid") for o in outcomes[1:]] == [True] * len(good)
+    assert len(pool.pids()) == 2
+    replaced = [f for e, f in pool.events if e == "worker_replaced"]
+    assert len(replaced) == 1
+    assert replaced[0]["reason"] == ("timeout" if fault == "hang" else "crashed")
+    # and it keeps working
+    assert [o.cache.startswith("pid") for o in pool.analyze(good)] == [True] * len(good)
+
+
+def test_pool_workers_cannot_write_to_the_protocol_stream(pool: Any) -> None:
+    outcomes = pool.analyze(["/nowhere/print"])
+    assert outcomes[0].cache.startswith("pid")
+
+
+def test_pool_fans_a_batch_out_over_all_workers_in_order(pool: Any) -> None:
+    paths = [f"/nowhere/file{i}" for i in range(40)]
+    outcomes = pool.analyze(paths)
+    assert len(outcomes) == 40
+    used = {o.worker for o in outcomes}
+    assert len(used) == 2
+    for path, outcome in zip(paths, outcomes, strict=True):
+        assert outcome.worker is not None
+        assert outcome.worker.split(":")[0] == str(pool.affinity(path))
+
+
+def test_pool_close_reaps_everything(tmp_path: Path) -> None:
+    p = Pool(2, str(tmp_path), timeout=1.0, on_event=lambda *a, **k: None, command=FAKE_WORKER)
+    p.start()
+    p.analyze(["/nowhere/x"])
+    pids = p.pids()
+    p.close()
+    assert not [pid for pid in pids if pid_alive(pid)]
+    p.close()  # idempotent
