@@ -93,7 +93,7 @@ def ready_workers(log_path: Path, count: int) -> list[dict[str, Any]]:
 
 
 def live_worker_pids(log_path: Path) -> set[int]:
-    started = {e["pid"] for e in events(log_path, "worker_start")}
+    started = {e["worker"]["pid"] for e in events(log_path, "worker_start")}
     return {pid for pid in started if pid_alive(pid)}
 
 
@@ -118,9 +118,12 @@ def test_workers_persist_and_a_file_sticks_to_one_worker(tmp_path: Path, log_pat
                 (tmp_path / name).write_text(BRANCHY + f"# {time.time_ns()}\n")
                 assert len(server.hints(name)) == 1
         assert live_worker_pids(log_path) == before  # nobody was restarted
-        workers_by_file: dict[str, set[str]] = {}
+        workers_by_file: dict[str, set[tuple[int, int]]] = {}
         for line in request_lines(log_path):
-            workers_by_file.setdefault(line["file_path"], set()).add(line["worker"])
+            worker = line["worker"]
+            workers_by_file.setdefault(line["file_path"], set()).add(
+                (worker["index"], worker["pid"])
+            )
         assert set(workers_by_file) == {"a.py", "b.py", "c.py", "d.py"}
         assert all(len(w) == 1 for w in workers_by_file.values()), workers_by_file
         server.close_stdin()
@@ -350,7 +353,7 @@ def test_pool_fans_a_batch_out_over_all_workers_in_order(pool: Any) -> None:
     assert len(used) == 2
     for path, outcome in zip(paths, outcomes, strict=True):
         assert outcome.worker is not None
-        assert outcome.worker.split(":")[0] == str(pool.affinity(path))
+        assert outcome.worker.index == pool.affinity(path)
 
 
 def test_pool_close_reaps_everything(tmp_path: Path) -> None:

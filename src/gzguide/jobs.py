@@ -78,7 +78,8 @@ class AnalysisService:
         if is_dir:
             return self._analyze_directory(requested, target)
         (outcome,) = self.backend.analyze([target])
-        self.last.update(cache=outcome.cache, worker=outcome.worker)
+        worker = outcome.worker.as_log() if outcome.worker is not None else None
+        self.last.update(cache=outcome.cache, worker=worker)
         findings = outcome.report.at_cursor(params.cursor_position)
         return [to_hint(f, requested) for f in findings]
 

@@ -22,6 +22,17 @@ EventSink = Callable[..., None]
 
 
 @dataclass(frozen=True, slots=True)
+class WorkerRef:
+    """Which worker: its slot in the pool and its process id."""
+
+    index: int
+    pid: int
+
+    def as_log(self) -> dict[str, int]:
+        return {"index": self.index, "pid": self.pid}
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """One file's report and how it was obtained."""
 
@@ -32,11 +43,11 @@ class Outcome:
     identity: Identity | None = None
     #: Wall-clock ns just before that version's bytes were last read or verified.
     read_at_ns: int = 0
-    #: Which worker produced it (``index:pid``), None in-process.
-    worker: str | None = None
+    #: Which worker produced it; None in-process or from the memo.
+    worker: WorkerRef | None = None
 
 
-def failed(cache: str, worker: str | None = None) -> Outcome:
+def failed(cache: str, worker: WorkerRef | None = None) -> Outcome:
     return Outcome(EMPTY_REPORT, cache, worker=worker)
 
 

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from gzguide.workers import Backend, EventSink, Outcome, failed
+from gzguide.workers import Backend, EventSink, Outcome, WorkerRef, failed
 from gzguide.workers.ipc import (
     Job,
     MessageReader,
@@ -73,8 +73,8 @@ class _Worker:
     reader: MessageReader = field(default_factory=result_reader)
 
     @property
-    def label(self) -> str:
-        return f"{self.index}:{self.proc.pid}"
+    def ref(self) -> WorkerRef:
+        return WorkerRef(self.index, self.proc.pid)
 
 
 class PoolUnavailable(Exception):
@@ -153,7 +153,7 @@ class Pool:
         os.close(results_w)
         worker = _Worker(index, proc, jobs_w, results_r, time.monotonic())
         self._workers[index] = worker
-        self._emit("worker_start", worker=worker.label, index=index, pid=proc.pid)
+        self._emit("worker_start", worker=worker.ref.as_log())
         return worker
 
     def _retire(self, worker: _Worker, reason: str) -> None:
@@ -170,9 +170,7 @@ class Pool:
             self._workers[worker.index] = None
         self._emit(
             "worker_exit",
-            worker=worker.label,
-            index=worker.index,
-            pid=worker.proc.pid,
+            worker=worker.ref.as_log(),
             reason=reason,
             returncode=worker.proc.returncode,
         )
@@ -190,9 +188,8 @@ class Pool:
             return None
         self._emit(
             "worker_replaced",
-            index=worker.index,
+            worker=successor.ref.as_log(),
             old_pid=worker.proc.pid,
-            new_pid=successor.proc.pid,
             reason=reason,
         )
         return successor
@@ -322,7 +319,7 @@ class Pool:
                 worker.ready = True
                 self._failed_starts = 0
                 worker.head_started = time.monotonic()
-                self._emit("worker_ready", worker=worker.label, index=worker.index)
+                self._emit("worker_ready", worker=worker.ref.as_log())
             elif isinstance(message, Result):
                 self._complete(worker, message)
         return True
@@ -333,15 +330,19 @@ class Pool:
         job = worker.inflight.popleft()
         worker.head_started = time.monotonic()
         self._results[job.index] = Outcome(
-            result.report, result.cache, result.identity, result.read_at_ns, worker.label
+            result.report, result.cache, result.identity, result.read_at_ns, worker.ref
         )
 
     def _fail(self, worker: _Worker, reason: str, queues: list[deque[_Job]]) -> None:
         head = worker.inflight.popleft() if worker.inflight else None
         if head is not None:
-            self._results[head.index] = failed(reason, worker.label)
+            self._results[head.index] = failed(reason, worker.ref)
             self._emit(
-                "job_failed", worker=worker.label, reason=reason, file_path=head.path, seq=head.seq
+                "job_failed",
+                worker=worker.ref.as_log(),
+                reason=reason,
+                file_path=head.path,
+                seq=head.seq,
             )
         queues[worker.index].extendleft(reversed(worker.inflight))
         worker.inflight.clear()
