@@ -97,6 +97,7 @@ def run_server(args: argparse.Namespace) -> int:
     from gzguide.workspace import thresholds_path
 
     root = os.path.abspath(args.root or os.getcwd())
+    table = thresholds_path(root)
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process="frontend")
     log = logs.get_logger()
     workers = (os.cpu_count() or 1) if args.workers is None else args.workers
@@ -106,11 +107,10 @@ def run_server(args: argparse.Namespace) -> int:
         "server_start",
         version=__version__,
         protocol=PROTOCOL_VERSION,
-        pid=os.getpid(),
         root=root,
         workers=workers,
         analysis_timeout_s=args.analysis_timeout,
-        thresholds=thresholds_path(root),
+        thresholds=table if os.path.exists(table) else "embedded",
     )
     try:
         return serve(service, log, out_fd, companion=pool, request_fields=lambda: service.last)

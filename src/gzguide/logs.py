@@ -42,20 +42,26 @@ def open_log_fd(log_file: str | None) -> int:
     return os.dup(2)
 
 
+_context: dict[str, Any] = {}
+
+
 def configure(level: str = "info", log_fd: int | None = None, **context: Any) -> None:
-    """Route structlog to ``log_fd`` (stderr when None) at ``level`` and above."""
+    """Route structlog to ``log_fd`` (stderr when None) at ``level`` and above.
+
+    ``context`` (e.g. ``process="frontend"``) and the process id are carried by
+    every line of loggers from :func:`get_logger`.
+    """
     fd = os.dup(2) if log_fd is None else log_fd
     sink = os.fdopen(fd, "wb", buffering=0)
     structlog.configure(
-        processors=[structlog.contextvars.merge_contextvars, _render],
+        processors=[_render],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.BytesLoggerFactory(sink),
         cache_logger_on_first_use=True,
     )
-    structlog.contextvars.clear_contextvars()
-    if context:
-        structlog.contextvars.bind_contextvars(**context)
+    _context.clear()
+    _context.update(context, pid=os.getpid())
 
 
 def get_logger() -> Any:
-    return structlog.get_logger()
+    return structlog.get_logger().bind(**_context)

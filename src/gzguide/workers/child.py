@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     from gzguide.workers.ipc import Job, Ready, Result, job_reader, pack
 
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
-    log = logs.get_logger().bind(worker=args.index, pid=os.getpid())
+    log = logs.get_logger().bind(worker={"index": args.index, "pid": os.getpid()})
     analyst = Analyst(args.root, log.info)
     reader = job_reader()
     out = args.results_fd

@@ -205,11 +205,19 @@ class Pool:
             worker.jobs_fd = -1
         deadline = time.monotonic() + CLOSE_GRACE_S
         for worker in workers:
+            reason = "closed"
             try:
                 worker.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 worker.proc.kill()
                 worker.proc.wait()
+                reason = "killed_on_close"
+            self._emit(
+                "worker_exit",
+                worker=worker.ref.as_log(),
+                reason=reason,
+                returncode=worker.proc.returncode,
+            )
             with contextlib.suppress(OSError):
                 os.close(worker.results_fd)
         self._workers = [None] * self.size
