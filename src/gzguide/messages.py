@@ -119,6 +119,7 @@ def error_response(request_id: RequestId | None, code: int, message: str) -> Err
 
 _envelope_decoder: Final = msgspec.json.Decoder(_Envelope)
 _method_decoder: Final = msgspec.json.Decoder(str)
+_syntax_decoder: Final = msgspec.json.Decoder(msgspec.Raw)
 _encoder: Final = msgspec.json.Encoder()
 
 P = TypeVar("P", InitializeParams, AnalyzeParams)
@@ -135,6 +136,9 @@ def decode_request(body: bytes) -> Request | ErrorResponse:
     try:
         envelope = _envelope_decoder.decode(body)
     except msgspec.ValidationError as exc:
+        syntax = _syntax_error(body)
+        if syntax is not None:
+            return error_response(None, PARSE_ERROR, f"Parse error: {syntax}")
         return error_response(None, INVALID_REQUEST, f"Invalid Request: {exc}")
     except msgspec.DecodeError as exc:
         return error_response(None, PARSE_ERROR, f"Parse error: {exc}")
@@ -147,6 +151,23 @@ def decode_request(body: bytes) -> Request | ErrorResponse:
         )
     params = envelope.params if envelope.params else None
     return Request(id=envelope.id, method=method, params=params)
+
+
+def _syntax_error(body: bytes) -> str | None:
+    """Why ``body`` is not JSON at all, or None when it is well-formed.
+
+    The envelope decoder stops at the first value of the wrong type (``[`` where
+    an object belongs, ``true`` where an id belongs) without reading the rest, so
+    before a body is called an invalid request it is checked to be JSON; decoding
+    it as ``Raw`` checks the syntax without building anything.
+    """
+    try:
+        _syntax_decoder.decode(body)
+    except msgspec.DecodeError as exc:
+        return str(exc)
+    except RecursionError:
+        return "JSON nested too deeply"
+    return None
 
 
 def _is_utf8(body: bytes) -> bool:
