@@ -1,0 +1,731 @@
+"""Unit tests of the lifecycle state machine (gzguide.session) and its message boundary
+(gzguide.messages): every row of the contract's Lifecycle table, every error code,
+the id echo rules, params validation, and the shipped schemas themselves.
+
+Every reply is encoded exactly as the server sends it and checked like the
+protocol client checks real responses (compact, schema-valid, hint field order).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+import msgspec
+import pytest
+from jsonschema import Draft202012Validator
+
+from gzguide.framing import encode_frame
+from gzguide.messages import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    VERSION_MISMATCH,
+    AnalyzeParams,
+    Hint,
+    encode_response,
+)
+from gzguide.session import Reply, Session, State
+from protocol_client import (
+    HINT_SCHEMA,
+    PROTOCOL_SCHEMA,
+    SCHEMA_FILES,
+    THRESHOLDS_SCHEMA,
+    check_body,
+    hint_field_order,
+    load_schema,
+    request_validator,
+    response_validator,
+    validator_for,
+)
+
+pytestmark = pytest.mark.timeout(60)
+
+EXAMPLE_3_RESPONSE = (
+    b"Content-Length: 129\r\n\r\n"
+    b'{"id":3,"error":{"code":-32099,"message":"VERSION_MISMATCH: client major version 2 '
+    b'is incompatible with server major version 1"}}'
+)
+EXAMPLE_1_RESPONSE = (
+    b'Content-Length: 62\r\n\r\n{"id":1,"result":{"version":"1.0","capabilities":["analyze"]}}'
+)
+
+HINT = Hint(
+    metric="radon_cc",
+    precedence_band="approaching",
+    crossing_value=4.0,
+    archetype="unclassified",
+    doctrinal_frame_headline="Cyclomatic complexity 4 in function `f`",
+    recommended_move="Return early.",
+    file_path="ignored",
+    start_line=1,
+    end_line=8,
+)
+
+
+class RecordingAnalyzer:
+    """Stands in for the analysis: records params, answers one hint per call."""
+
+    def __init__(self) -> None:
+        self.calls: list[AnalyzeParams] = []
+
+    def __call__(self, params: AnalyzeParams) -> list[Hint]:
+        self.calls.append(params)
+        return [msgspec.structs.replace(HINT, file_path=params.file_path)]
+
+
+def as_body(msg: Any) -> bytes:
+    if isinstance(msg, bytes):
+        return msg
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def answer(session: Session, msg: Any) -> tuple[dict[str, Any], Reply]:
+    """Hand ``msg`` (an object, or raw body bytes) to the session; the checked reply."""
+    reply = session.handle_body(as_body(msg))
+    return check_body(encode_response(reply.response)), reply
+
+
+def error_code(session: Session, msg: Any) -> int:
+    decoded, _ = answer(session, msg)
+    assert "error" in decoded, decoded
+    code: int = decoded["error"]["code"]
+    return code
+
+
+@pytest.fixture
+def analyzer() -> RecordingAnalyzer:
+    return RecordingAnalyzer()
+
+
+@pytest.fixture
+def new(analyzer: RecordingAnalyzer) -> Session:
+    return Session(analyzer)
+
+
+@pytest.fixture
+def ready(analyzer: RecordingAnalyzer) -> Session:
+    session = Session(analyzer)
+    decoded, _ = answer(session, init(1))
+    assert "result" in decoded
+    return session
+
+
+def init(id: Any = 1, version: Any = "1.0", **params: Any) -> dict[str, Any]:
+    return {"id": id, "method": "initialize", "params": {"clientVersion": version, **params}}
+
+
+def analyze(id: Any = 2, **params: Any) -> dict[str, Any]:
+    return {"id": id, "method": "analyze", "params": params}
+
+
+# -- before initialize ------------------------------------------------------------------
+
+
+def test_example_1_initialize_answer_byte_for_byte(new: Session) -> None:
+    reply = new.handle_body(b'{"id":1,"method":"initialize","params":{"clientVersion":"1.0"}}')
+    assert encode_frame(encode_response(reply.response)) == EXAMPLE_1_RESPONSE
+    assert reply.exit_code is None
+    assert new.state is State.READY
+
+
+@pytest.mark.parametrize(
+    "version", ["1.0", "1.9", "1.0.3", "1.2.3.4", "01.2", "001.0", "1.0-beta", "1.0rc1", "1.99999"]
+)
+def test_initialize_same_major(new: Session, version: str) -> None:
+    decoded, reply = answer(new, init(7, version))
+    assert decoded == {"id": 7, "result": {"version": "1.0", "capabilities": ["analyze"]}}
+    assert reply.exit_code is None
+    assert new.state is State.READY
+
+
+def test_initialize_ignores_unknown_params(new: Session) -> None:
+    decoded, _ = answer(new, init(1, "1.4", clientName="vim", features={"x": [1, 2]}))
+    assert decoded["result"]["version"] == "1.0"
+    assert new.state is State.READY
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        pytest.param("absent", id="params-missing"),
+        pytest.param(None, id="params-null"),
+        pytest.param([], id="params-array"),
+        pytest.param("1.0", id="params-string"),
+        pytest.param({}, id="version-missing"),
+        pytest.param({"clientVersion": None}, id="version-null"),
+        pytest.param({"clientVersion": 1.0}, id="version-number"),
+        pytest.param({"clientVersion": ["1.0"]}, id="version-array"),
+        pytest.param({"clientVersion": ""}, id="version-empty"),
+        pytest.param({"clientVersion": "1"}, id="version-major-only"),
+        pytest.param({"clientVersion": "1."}, id="version-no-minor"),
+        pytest.param({"clientVersion": ".0"}, id="version-no-major"),
+        pytest.param({"clientVersion": "v1.0"}, id="version-v-prefix"),
+        pytest.param({"clientVersion": " 1.0"}, id="version-leading-blank"),
+        pytest.param({"clientVersion": "1,0"}, id="version-comma"),
+        pytest.param({"clientVersion": "١.٠"}, id="version-arabic-digits"),
+        pytest.param({"clientVersion": "１.０"}, id="version-fullwidth-digits"),
+        pytest.param({"ClientVersion": "1.0"}, id="version-wrong-case-key"),
+    ],
+)
+def test_initialize_bad_params_is_invalid_params_and_client_may_retry(
+    new: Session, params: Any
+) -> None:
+    msg: dict[str, Any] = {"id": 4, "method": "initialize"}
+    if params != "absent":
+        msg["params"] = params
+    decoded, reply = answer(new, msg)
+    assert decoded["id"] == 4
+    assert decoded["error"]["code"] == INVALID_PARAMS
+    assert reply.exit_code is None
+    assert new.state is State.NEW
+    decoded, _ = answer(new, init(5))
+    assert decoded["result"]["capabilities"] == ["analyze"]
+    assert new.state is State.READY
+
+
+def test_example_3_version_mismatch_byte_for_byte(new: Session) -> None:
+    reply = new.handle_body(b'{"id":3,"method":"initialize","params":{"clientVersion":"2.0"}}')
+    assert encode_frame(encode_response(reply.response)) == EXAMPLE_3_RESPONSE
+    assert reply.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("version", "major"),
+    [
+        ("2.0", "2"),
+        ("0.9", "0"),
+        ("00.1", "0"),
+        ("10.0", "10"),
+        ("010.0", "10"),
+        ("3.1.4", "3"),
+        ("11.0", "11"),
+        ("9" * 5000 + ".0", "9" * 5000),  # beyond Python's int-from-string limit
+    ],
+)
+def test_version_mismatch_compares_majors_as_integers(
+    new: Session, version: str, major: str
+) -> None:
+    decoded, reply = answer(new, init("m", version))
+    assert decoded == {
+        "id": "m",
+        "error": {
+            "code": VERSION_MISMATCH,
+            "message": f"VERSION_MISMATCH: client major version {major} is incompatible "
+            "with server major version 1",
+        },
+    }
+    assert reply.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"file_path": "/tmp/x.py"},
+        {},
+        {"file_path": ""},
+        {"file_path": 5, "cursor_position": -1},
+    ],
+)
+def test_analyze_before_initialize_is_method_not_found(
+    new: Session, analyzer: RecordingAnalyzer, params: dict[str, Any]
+) -> None:
+    decoded, reply = answer(new, analyze(9, **params))
+    assert decoded["id"] == 9
+    assert decoded["error"]["code"] == METHOD_NOT_FOUND
+    assert "not initialized" in decoded["error"]["message"]
+    assert reply.exit_code is None
+    assert analyzer.calls == []
+    assert new.state is State.NEW
+
+
+def test_analyze_without_params_before_initialize(new: Session) -> None:
+    assert error_code(new, {"id": 1, "method": "analyze"}) == METHOD_NOT_FOUND
+
+
+@pytest.mark.parametrize("state", ["new", "ready"])
+@pytest.mark.parametrize(
+    "params", ["absent", {}, None, [], "x", {"anything": 1}], ids=lambda p: repr(p)
+)
+def test_shutdown_answers_empty_result_and_exits_0(
+    request: pytest.FixtureRequest, state: str, params: Any
+) -> None:
+    session: Session = request.getfixturevalue(state)
+    msg: dict[str, Any] = {"id": "bye", "method": "shutdown"}
+    if params != "absent":
+        msg["params"] = params
+    decoded, reply = answer(session, msg)
+    assert decoded == {"id": "bye", "result": {}}
+    assert reply.exit_code == 0
+    assert encode_response(reply.response) == b'{"id":"bye","result":{}}'
+
+
+# -- initialized ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0", "nonsense"])
+def test_initialize_again_is_invalid_request_and_changes_nothing(
+    ready: Session, analyzer: RecordingAnalyzer, version: str
+) -> None:
+    decoded, reply = answer(ready, init(11, version))
+    assert decoded["id"] == 11
+    assert decoded["error"]["code"] == INVALID_REQUEST
+    assert reply.exit_code is None
+    assert ready.state is State.READY
+    decoded, _ = answer(ready, analyze(12, file_path="a.py"))
+    assert [h["file_path"] for h in decoded["result"]["hints"]] == ["a.py"]
+
+
+def test_analyze_passes_params_to_the_analyzer(ready: Session, analyzer: RecordingAnalyzer) -> None:
+    decoded, reply = answer(ready, analyze(2, file_path="/src/mymodule/parser.py"))
+    assert analyzer.calls == [AnalyzeParams(file_path="/src/mymodule/parser.py")]
+    assert decoded["id"] == 2
+    assert [h["file_path"] for h in decoded["result"]["hints"]] == ["/src/mymodule/parser.py"]
+    assert reply.exit_code is None and reply.hints == 1
+
+
+@pytest.mark.parametrize(
+    ("cursor", "expected"),
+    [
+        ("absent", None),
+        (None, None),
+        (0, 0),
+        (17, 17),
+        (2**63, 2**63),
+        (10**30, 10**30),
+    ],
+)
+def test_analyze_cursor_accepted(
+    ready: Session, analyzer: RecordingAnalyzer, cursor: Any, expected: int | None
+) -> None:
+    params: dict[str, Any] = {"file_path": "m.py"}
+    if cursor != "absent":
+        params["cursor_position"] = cursor
+    decoded, _ = answer(ready, analyze(3, **params))
+    assert "result" in decoded
+    assert analyzer.calls[-1].cursor_position == expected
+
+
+def test_analyze_cursor_of_any_size_is_valid(ready: Session, analyzer: RecordingAnalyzer) -> None:
+    # More digits than Python converts from text by default: still an integer >= 0,
+    # and certainly past the end of any file.
+    body = b'{"id":3,"method":"analyze","params":{"file_path":"m.py","cursor_position":%b}}' % (
+        b"9" * 5000
+    )
+    decoded, _ = answer(ready, body)
+    assert "result" in decoded
+    (params,) = analyzer.calls
+    assert params.file_path == "m.py"
+    assert params.cursor_position is not None and params.cursor_position > 4 * 1024 * 1024
+
+
+def test_analyze_ignores_unknown_params(ready: Session, analyzer: RecordingAnalyzer) -> None:
+    decoded, _ = answer(ready, analyze(3, file_path="m.py", cursor_position=1, future={"a": 1}))
+    assert "result" in decoded
+    assert analyzer.calls == [AnalyzeParams(file_path="m.py", cursor_position=1)]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        pytest.param("absent", id="params-missing"),
+        pytest.param(None, id="params-null"),
+        pytest.param([], id="params-array"),
+        pytest.param(["a.py"], id="params-array-of-path"),
+        pytest.param("a.py", id="params-string"),
+        pytest.param(1, id="params-number"),
+        pytest.param({}, id="file-path-missing"),
+        pytest.param({"file_path": ""}, id="file-path-empty"),
+        pytest.param({"file_path": None}, id="file-path-null"),
+        pytest.param({"file_path": 5}, id="file-path-number"),
+        pytest.param({"file_path": ["a.py"]}, id="file-path-array"),
+        pytest.param({"filePath": "a.py"}, id="file-path-misspelt"),
+        pytest.param({"file_path": "a.py", "cursor_position": -1}, id="cursor-negative"),
+        pytest.param(
+            {"file_path": "a.py", "cursor_position": -(10**30)}, id="cursor-very-negative"
+        ),
+        pytest.param({"file_path": "a.py", "cursor_position": 1.5}, id="cursor-float"),
+        pytest.param({"file_path": "a.py", "cursor_position": 1.0}, id="cursor-integral-float"),
+        pytest.param({"file_path": "a.py", "cursor_position": "3"}, id="cursor-string"),
+        pytest.param({"file_path": "a.py", "cursor_position": True}, id="cursor-true"),
+        pytest.param({"file_path": "a.py", "cursor_position": False}, id="cursor-false"),
+        pytest.param({"file_path": "a.py", "cursor_position": [1]}, id="cursor-array"),
+        pytest.param({"file_path": "a.py", "cursor_position": {}}, id="cursor-object"),
+    ],
+)
+def test_analyze_bad_params_is_invalid_params(
+    ready: Session, analyzer: RecordingAnalyzer, params: Any
+) -> None:
+    msg: dict[str, Any] = {"id": "p", "method": "analyze"}
+    if params != "absent":
+        msg["params"] = params
+    decoded, reply = answer(ready, msg)
+    assert decoded["id"] == "p"
+    assert decoded["error"]["code"] == INVALID_PARAMS
+    assert decoded["error"]["message"]
+    assert reply.exit_code is None
+    assert analyzer.calls == []
+    assert ready.state is State.READY
+
+
+@pytest.mark.parametrize("exponent", [b"1e3", b"1E3", b"1e0", b"-0.0"])
+def test_analyze_cursor_written_as_a_float_is_invalid(ready: Session, exponent: bytes) -> None:
+    body = b'{"id":1,"method":"analyze","params":{"file_path":"a","cursor_position":%b}}' % exponent
+    assert error_code(ready, body) == INVALID_PARAMS
+
+
+def test_analyze_huge_negative_cursor_is_invalid(ready: Session) -> None:
+    body = b'{"id":1,"method":"analyze","params":{"file_path":"a","cursor_position":-%b}}' % (
+        b"9" * 5000
+    )
+    assert error_code(ready, body) == INVALID_PARAMS
+
+
+# -- methods ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("state", ["new", "ready"])
+@pytest.mark.parametrize(
+    "method",
+    [
+        pytest.param("absent", id="missing"),
+        pytest.param("", id="empty"),
+        pytest.param(None, id="null"),
+        pytest.param(5, id="number"),
+        pytest.param(True, id="true"),
+        pytest.param(["analyze"], id="array"),
+        pytest.param({"name": "analyze"}, id="object"),
+        pytest.param("Initialize", id="wrong-case"),
+        pytest.param("analyze ", id="trailing-blank"),
+        pytest.param("textDocument/hover", id="lsp-method"),
+        pytest.param("exit", id="exit"),
+        pytest.param("\x00", id="nul"),
+    ],
+)
+def test_bad_or_unknown_method_is_method_not_found(
+    request: pytest.FixtureRequest, state: str, method: Any
+) -> None:
+    session: Session = request.getfixturevalue(state)
+    before = session.state
+    msg: dict[str, Any] = {"id": 21, "params": {}}
+    if method != "absent":
+        msg["method"] = method
+    decoded, reply = answer(session, msg)
+    assert decoded["id"] == 21
+    assert decoded["error"]["code"] == METHOD_NOT_FOUND
+    assert reply.exit_code is None
+    assert session.state is before
+
+
+# -- parse errors and invalid requests ---------------------------------------------------------
+
+PARSE_ERRORS = {
+    "empty": b"",
+    "blank": b"   ",
+    "truncated": b'{"id":1,"method":"initialize"',
+    "trailing-garbage": b'{"id":1,"method":"shutdown"}x',
+    "two-values": b'{"id":1,"method":"shutdown"}{"id":2,"method":"shutdown"}',
+    "nan": b'{"id":1,"method":"analyze","params":{"file_path":"a","cursor_position":NaN}}',
+    "infinity": b'{"id":1,"method":"x","params":{"a":Infinity}}',
+    "bare-nan": b"NaN",
+    "bom": b'\xef\xbb\xbf{"id":1,"method":"shutdown"}',
+    "single-quotes": b"{'id':1,'method':'shutdown'}",
+    "trailing-comma": b'{"id":1,"method":"shutdown",}',
+    "comment": b'{"id":1,/*x*/"method":"shutdown"}',
+    "unquoted-key": b'{id:1,"method":"shutdown"}',
+    "control-char-in-string": b'{"id":"a\x01b","method":"shutdown"}',
+    "bad-escape": b'{"id":"\\q","method":"shutdown"}',
+    "invalid-utf8-whole": b"\xff\xfe",
+    "invalid-utf8-in-id": b'{"id":"\xc3","method":"shutdown"}',
+    "invalid-utf8-in-method": b'{"id":1,"method":"shutdown\xff"}',
+    "invalid-utf8-in-params": b'{"id":1,"method":"analyze","params":{"file_path":"\xff.py"}}',
+    "invalid-utf8-in-unknown-field": b'{"id":1,"method":"shutdown","x":"\xff"}',
+    "encoded-surrogate": b'{"id":1,"method":"analyze","params":{"file_path":"\xed\xa0\x80"}}',
+    "overlong-encoding": b'{"id":1,"method":"shutdown","x":"\xc0\xaf"}',
+    "lone-surrogate-id": b'{"id":"\\ud800","method":"shutdown"}',
+    "lone-low-surrogate-method": b'{"id":1,"method":"\\udc00"}',
+    "lone-surrogate-version": (
+        b'{"id":1,"method":"initialize","params":{"clientVersion":"1.0\\ud800"}}'
+    ),
+    "lone-surrogate-path": b'{"id":1,"method":"analyze","params":{"file_path":"a\\ud800b"}}',
+    "lone-surrogate-unknown": b'{"id":1,"method":"shutdown","x":"\\udfff"}',
+    "lone-surrogate-key": b'{"id":1,"method":"shutdown","\\ud800":1}',
+    "reversed-surrogates": b'{"id":1,"method":"shutdown","x":"\\udc00\\ud800"}',
+    "truncated-array": b"[1,",
+    "array-with-nan": b"[NaN]",
+    "true-with-garbage": b"truex",
+    "bad-id-then-truncated": b'{"id":true,"method":"shutdown",',
+    "bad-id-then-nan": b'{"id":1.5,"method":"shutdown","x":NaN}',
+    "deep-id": b'{"id":' + b"[" * 100_000 + b"]" * 100_000 + b',"method":"shutdown"}',
+    "deep-top-level": b"[" * 100_000 + b"]" * 100_000,
+    "deep-object": b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+    "deep-params": b'{"id":1,"method":"analyze","params":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "deep-unknown": b'{"id":1,"method":"shutdown","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+}
+
+
+@pytest.mark.parametrize("state", ["new", "ready"])
+@pytest.mark.parametrize("body", list(PARSE_ERRORS.values()), ids=list(PARSE_ERRORS))
+def test_parse_errors(request: pytest.FixtureRequest, state: str, body: bytes) -> None:
+    session: Session = request.getfixturevalue(state)
+    before = session.state
+    decoded, reply = answer(session, body)
+    assert decoded["id"] is None
+    assert decoded["error"]["code"] == PARSE_ERROR
+    assert reply.exit_code is None
+    assert session.state is before
+
+
+def test_valid_surrogate_pair_is_fine(ready: Session, analyzer: RecordingAnalyzer) -> None:
+    body = b'{"id":1,"method":"analyze","params":{"file_path":"\\ud83d\\udc0d.py"}}'
+    decoded, _ = answer(ready, body)
+    assert decoded["result"]["hints"][0]["file_path"] == "🐍.py"
+    assert analyzer.calls[0].file_path == "🐍.py"
+
+
+INVALID_REQUESTS = {
+    "array": b"[]",
+    "array-of-request": b'[{"id":1,"method":"shutdown"}]',
+    "number": b"1",
+    "string": b'"shutdown"',
+    "null": b"null",
+    "true": b"true",
+    "id-missing": b'{"method":"shutdown"}',
+    "id-null": b'{"id":null,"method":"shutdown"}',
+    "id-true": b'{"id":true,"method":"shutdown"}',
+    "id-false": b'{"id":false,"method":"shutdown"}',
+    "id-float": b'{"id":1.5,"method":"shutdown"}',
+    "id-integral-float": b'{"id":1.0,"method":"shutdown"}',
+    "id-exponent": b'{"id":1e3,"method":"shutdown"}',
+    "id-object": b'{"id":{},"method":"shutdown"}',
+    "id-array": b'{"id":[1],"method":"shutdown"}',
+}
+
+
+@pytest.mark.parametrize("state", ["new", "ready"])
+@pytest.mark.parametrize("body", list(INVALID_REQUESTS.values()), ids=list(INVALID_REQUESTS))
+def test_invalid_requests(request: pytest.FixtureRequest, state: str, body: bytes) -> None:
+    session: Session = request.getfixturevalue(state)
+    before = session.state
+    decoded, reply = answer(session, body)
+    assert decoded["id"] is None
+    assert decoded["error"]["code"] == INVALID_REQUEST
+    assert reply.exit_code is None  # not even for a shutdown without a valid id
+    assert session.state is before
+
+
+@pytest.mark.parametrize(
+    "request_id",
+    [0, -1, 7, 2**53 + 1, 2**64, -(2**64), 10**30, "", "1", "id with spaces", "é🐍\u2028", "\\\"'"],
+    ids=repr,
+)
+def test_ids_are_echoed_exactly(ready: Session, request_id: Any) -> None:
+    for msg in (
+        {"id": request_id, "method": "analyze", "params": {"file_path": "a"}},  # result
+        {"id": request_id, "method": "nope"},  # error
+        {"id": request_id, "method": "initialize", "params": {"clientVersion": "1.0"}},
+    ):
+        decoded, _ = answer(ready, msg)
+        assert decoded["id"] == request_id
+        assert type(decoded["id"]) is type(request_id)
+
+
+def test_integer_id_is_not_turned_into_a_string(ready: Session) -> None:
+    reply = ready.handle_body(b'{"id":10,"method":"nope"}')
+    assert encode_response(reply.response).startswith(b'{"id":10,')
+    reply = ready.handle_body(b'{"id":"10","method":"nope"}')
+    assert encode_response(reply.response).startswith(b'{"id":"10",')
+
+
+def test_framing_error_reply(new: Session) -> None:
+    reply = Session.framing_error("header line without a colon")
+    decoded = check_body(encode_response(reply.response))
+    assert decoded["id"] is None
+    assert decoded["error"]["code"] == PARSE_ERROR
+    assert "header line without a colon" in decoded["error"]["message"]
+    assert reply.exit_code is None
+    assert new.state is State.NEW
+
+
+def test_field_order_of_responses(ready: Session) -> None:
+    reply = ready.handle_body(b'{"id":5,"method":"analyze","params":{"file_path":"f.py"}}')
+    body = encode_response(reply.response)
+    assert body.startswith(b'{"id":5,"result":{"hints":[{"metric":')
+    decoded = check_body(body)
+    assert tuple(decoded["result"]["hints"][0]) == hint_field_order()
+    error = encode_response(ready.handle_body(b'{"id":5,"method":"x"}').response)
+    assert error.startswith(b'{"id":5,"error":{"code":-32601,"message":')
+
+
+def test_a_full_conversation(new: Session, analyzer: RecordingAnalyzer) -> None:
+    steps: list[tuple[Any, int | None]] = [
+        (analyze(1, file_path="a"), METHOD_NOT_FOUND),
+        (init(2, "x"), INVALID_PARAMS),
+        (init(3, "1.1"), None),
+        (init(4, "1.1"), INVALID_REQUEST),
+        (analyze(5, file_path="a", cursor_position=-1), INVALID_PARAMS),
+        (analyze(6, file_path="a", cursor_position=0), None),
+        (b"[]", INVALID_REQUEST),
+        (b"{", PARSE_ERROR),
+        ({"id": 7, "method": "what"}, METHOD_NOT_FOUND),
+        (analyze(8, file_path="b"), None),
+    ]
+    for msg, code in steps:
+        decoded, reply = answer(new, msg)
+        assert decoded.get("error", {}).get("code") == code, (msg, decoded)
+        assert reply.exit_code is None
+    assert [p.file_path for p in analyzer.calls] == ["a", "b"]
+    decoded, reply = answer(new, {"id": 9, "method": "shutdown"})
+    assert decoded == {"id": 9, "result": {}} and reply.exit_code == 0
+
+
+# -- the shipped schemas --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SCHEMA_FILES)
+def test_shipped_schemas_are_valid_draft_2020_12(name: str) -> None:
+    schema = load_schema(name)
+    Draft202012Validator.check_schema(schema)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert "gzkit.tvproductions.dev" not in schema["$id"]  # ours, not the upstream files
+
+
+def test_shipped_schemas_are_package_data() -> None:
+    folder = resources.files("gzguide").joinpath("schemas")
+    assert sorted(p.name for p in folder.iterdir() if p.name.endswith(".json")) == sorted(
+        SCHEMA_FILES
+    )
+
+
+def test_embedded_default_thresholds_match_the_threshold_schema() -> None:
+    table = json.loads(
+        resources.files("gzguide").joinpath("data/complexity-thresholds.default.json").read_text()
+    )
+    validator_for(THRESHOLDS_SCHEMA).validate(table)
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        {},
+        {"corpus_revision": 0, "bands": [], "citation": {}},
+        {
+            "corpus_revision": 1,
+            "bands": [
+                {
+                    "metric": "radon_cc",
+                    "corpus_percentile": 80,
+                    "absolute_number": 4,
+                    "trigger_semantic": "advise",
+                }
+            ],
+            "citation": {
+                "distilled_characteristics_path": "docs/governance/complexity/a.md",
+                "section_anchor": "radon-cc",
+                "corpus_revision": 1,
+            },
+        },
+    ],
+)
+def test_threshold_schema_rejects_bad_tables(table: dict[str, Any]) -> None:
+    assert not validator_for(THRESHOLDS_SCHEMA).is_valid(table)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        {"id": None, "error": {"code": -32700, "message": "Parse error"}},
+        {"id": None, "error": {"code": -32600, "message": "Invalid Request"}},
+        {"id": 1, "error": {"code": -32600, "message": "already initialized"}},
+        {"id": "a", "error": {"code": -32601, "message": "Method not found"}},
+        {"id": 1, "result": {}},
+        {"id": 1, "result": {"hints": []}},
+        {"id": 1, "result": {"version": "1.0", "capabilities": ["analyze"]}},
+    ],
+)
+def test_response_schema_accepts(response: dict[str, Any]) -> None:
+    response_validator().validate(response)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        pytest.param({"id": None, "error": {"code": -32601, "message": "x"}}, id="null-id-32601"),
+        pytest.param({"id": None, "error": {"code": -32602, "message": "x"}}, id="null-id-32602"),
+        pytest.param({"id": None, "result": {}}, id="null-id-result"),
+        pytest.param({"id": 1}, id="neither"),
+        pytest.param({"id": 1, "result": {}, "error": {"code": -32601, "message": "x"}}, id="both"),
+        pytest.param({"result": {}}, id="no-id"),
+        pytest.param({"id": True, "result": {}}, id="bool-id"),
+        pytest.param({"id": 1.5, "result": {}}, id="float-id"),
+        pytest.param({"id": 1, "result": {"extra": 1}}, id="unknown-result"),
+        pytest.param({"id": 1, "error": {"code": -32601}}, id="no-message"),
+        pytest.param({"id": 1, "error": {"code": 1, "message": "x"}}, id="unknown-code"),
+        pytest.param({"id": 1, "result": {"hints": [{}]}}, id="empty-hint"),
+        pytest.param({"id": 1, "result": {}, "jsonrpc": "2.0"}, id="extra-member"),
+    ],
+)
+def test_response_schema_rejects(response: dict[str, Any]) -> None:
+    assert not response_validator().is_valid(response)
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        {"id": 1, "method": "initialize", "params": {"clientVersion": "1.0"}},
+        {"id": 1, "method": "initialize", "params": {"clientVersion": "1.2.3", "more": True}},
+        {"id": "a", "method": "analyze", "params": {"file_path": "x.py"}},
+        {"id": 1, "method": "analyze", "params": {"file_path": "x", "cursor_position": None}},
+        {"id": 1, "method": "analyze", "params": {"file_path": "x", "cursor_position": 10**30}},
+        {"id": 1, "method": "analyze", "params": {"file_path": "x", "future_option": [1]}},
+        {"id": 1, "method": "shutdown"},
+        {"id": 1, "method": "shutdown", "params": {}},
+    ],
+)
+def test_request_schema_accepts(msg: dict[str, Any]) -> None:
+    request_validator().validate(msg)
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        {"id": 1, "method": "initialize"},
+        {"id": 1, "method": "initialize", "params": {"clientVersion": "1"}},
+        {"id": 1, "method": "initialize", "params": {"clientVersion": "١.٠"}},
+        {"id": 1, "method": "analyze"},
+        {"id": 1, "method": "analyze", "params": {"file_path": ""}},
+        {"id": 1, "method": "analyze", "params": {"file_path": "x", "cursor_position": -1}},
+        {"id": 1, "method": "analyze", "params": {"file_path": "x", "cursor_position": True}},
+        {"id": 1, "method": "analyze", "params": {"file_path": "x", "cursor_position": 1.5}},
+        {"id": None, "method": "shutdown"},
+        {"id": True, "method": "shutdown"},
+        {"method": "shutdown"},
+        {"id": 1, "method": ""},
+    ],
+)
+def test_request_schema_rejects(msg: dict[str, Any]) -> None:
+    assert not request_validator().is_valid(msg)
+
+
+def test_protocol_schema_root_accepts_requests_and_responses() -> None:
+    validator = validator_for(PROTOCOL_SCHEMA)
+    assert validator.is_valid({"id": 1, "method": "shutdown"})
+    assert validator.is_valid({"id": 1, "result": {}})
+    assert not validator.is_valid({"id": 1})
+
+
+def test_hint_schema_field_order_matches_the_hint_struct() -> None:
+    assert hint_field_order() == Hint.__struct_fields__
+    assert tuple(load_schema(HINT_SCHEMA)["required"]) == hint_field_order()
+
+
+def test_hint_schema_rejects_a_multi_line_headline() -> None:
+    hint = msgspec.to_builtins(HINT)
+    validator = validator_for(HINT_SCHEMA)
+    assert validator.is_valid(hint)
+    assert not validator.is_valid({**hint, "doctrinal_frame_headline": "one\ntwo"})
+    assert not validator.is_valid({**hint, "doctrinal_frame_headline": "trailing\n"})
+    assert not validator.is_valid({**hint, "precedence_band": "warn"})
+    assert not validator.is_valid({**hint, "start_line": 0})
