@@ -79,4 +79,7 @@ def analyze_bytes(data: bytes, thresholds: Thresholds) -> FileReport:
     module = parse_module(data)
     if module is None:
         return EMPTY_REPORT
-    return evaluate(measure(module), thresholds)
+    try:
+        return evaluate(measure(module), thresholds)
+    except RecursionError:
+        return EMPTY_REPORT
