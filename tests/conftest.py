@@ -33,8 +33,10 @@ def workspace(tmp_path: Path) -> Path:
 def spawn(workspace: Path) -> Iterator[Spawn]:
     servers: list[ServerProcess] = []
 
-    def start(*args: str, cwd: str | Path | None = None) -> ServerProcess:
-        server = ServerProcess(args=args, cwd=cwd if cwd is not None else workspace)
+    def start(
+        *args: str, cwd: str | Path | None = None, env: dict[str, str] | None = None
+    ) -> ServerProcess:
+        server = ServerProcess(args=args, cwd=cwd if cwd is not None else workspace, env=env)
         servers.append(server)
         return server
 

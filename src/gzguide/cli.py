@@ -2,6 +2,7 @@
 
 ``gz complexity guide --server``   serve the authoring-guide protocol on stdin/stdout
 ``gz complexity guide PATH...``    print the hints the server would give for PATHs
+``gz complexity logs FILE...``     summarize server log files (``--json`` for JSON)
 
 Imports are kept lazy: the server's start-up time is part of what editors feel.
 """
@@ -68,6 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="deadline for analyzing one file (default: 5)",
     )
+
+    logs = commands.add_parser(
+        "logs",
+        help="summarize server log files",
+        description="Summarize JSON-lines logs written by `gz complexity guide --server`.",
+    )
+    logs.add_argument("files", nargs="+", metavar="FILE", help="log files (merged)")
+    logs.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     return parser
 
 
@@ -83,6 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("gz: give PATHs to analyze, or --server", file=sys.stderr)
             return 2
         return run_oneshot(args)
+    if args.tool == "complexity" and args.command == "logs":
+        return run_logs(args)
     return 2
 
 
@@ -159,6 +170,21 @@ def run_oneshot(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(hints), indent=2) + b"\n")
     else:
         sys.stdout.write(format_table(hints))
+    return 0
+
+
+def run_logs(args: argparse.Namespace) -> int:
+    from gzguide.loginspect import LogFileError, encode_json, format_text, summarize
+
+    try:
+        summary = summarize(args.files)
+    except LogFileError as exc:
+        print(f"gz: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        sys.stdout.buffer.write(encode_json(summary) + b"\n")
+    else:
+        sys.stdout.write(format_text(summary))
     return 0
 
 
