@@ -16,7 +16,10 @@ Reading
     not an object, an object without ``event``/``ts``, and any line longer than
     :data:`MAX_LINE_BYTES`. The final line of a file without a newline (the
     server may be writing it) is used when it decodes as JSON, and counted as
-    *truncated* (not malformed) when it does not.
+    *truncated* (not malformed) when it does not. In a parsed line, a field of
+    an unexpected type is not trusted: a grouping key (``outcome``, ``reason``,
+    ``kind``, ``level``) that is not a string counts as ``unknown``, a number
+    that is not one (``duration_ms``, ``bytes_discarded``) is left out.
 
 Requests
     Every ``request`` line is one request, counted by ``method`` and ``outcome``;
@@ -388,7 +391,8 @@ class Summarizer:
         self._slowest: list[tuple[float, int, SlowRequest]] = []
         self._seq = 0
         self.starts: list[tuple[datetime, str, int | None]] = []
-        self.stops: list[tuple[datetime, str, int | None, dict[str, Any]]] = []
+        #: Each stop as a session whose start is not known yet.
+        self.stops: list[tuple[datetime, ServerSession]] = []
 
     # -- input ---------------------------------------------------------------
 
@@ -543,7 +547,16 @@ class Summarizer:
         self.starts.append((moment, rec["ts"], _int(rec.get("pid"))))
 
     def _server_stop(self, rec: dict[str, Any], moment: datetime) -> None:
-        self.stops.append((moment, rec["ts"], _int(rec.get("pid")), rec))
+        stop = ServerSession(
+            pid=_int(rec.get("pid")),
+            start_ts=None,
+            stop_ts=rec["ts"],
+            reason=_str(rec.get("reason")),
+            exit_code=_int(rec.get("exit_code")),
+            requests=_int(rec.get("requests")),
+            uptime_s=_number(rec.get("uptime_s")),
+        )
+        self.stops.append((moment, stop))
 
     # -- output ---------------------------------------------------------------
 
@@ -634,8 +647,8 @@ class Summarizer:
 
     def _servers(self) -> Servers:
         reasons: dict[str, int] = {}
-        for _, _, _, rec in self.stops:
-            _bump(reasons, _label(rec.get("reason")))
+        for _, stop in self.stops:
+            _bump(reasons, _label(stop.reason))
         return Servers(
             starts=len(self.starts),
             stops=len(self.stops),
@@ -646,39 +659,28 @@ class Summarizer:
 
 def _pair_sessions(
     starts: Iterable[tuple[datetime, str, int | None]],
-    stops: Iterable[tuple[datetime, str, int | None, dict[str, Any]]],
+    stops: Iterable[tuple[datetime, ServerSession]],
 ) -> list[ServerSession]:
     """Each start with the first stop of its pid at or after it and before its next start."""
-    timeline: list[tuple[datetime, int, str, int | None, dict[str, Any] | None]] = []
-    timeline.extend((moment, 0, ts, pid, None) for moment, ts, pid in starts)
-    timeline.extend((moment, 1, ts, pid, rec) for moment, ts, pid, rec in stops)
+    timeline: list[tuple[datetime, int, ServerSession]] = []
+    timeline.extend((moment, 0, ServerSession(pid, ts, *(None,) * 5)) for moment, ts, pid in starts)
+    timeline.extend((moment, 1, stop) for moment, stop in stops)
     timeline.sort(key=lambda item: (item[0], item[1]))
-    open_by_pid: dict[int | None, tuple[datetime, str]] = {}
+    open_by_pid: dict[int | None, tuple[datetime, ServerSession]] = {}
     sessions: list[tuple[datetime, ServerSession]] = []
-    for moment, _kind, ts, pid, rec in timeline:
-        if rec is None:
-            if pid in open_by_pid:
-                started = open_by_pid[pid]
-                sessions.append((started[0], ServerSession(pid, started[1], *(None,) * 5)))
-            open_by_pid[pid] = (moment, ts)
+    for moment, is_stop, entry in timeline:
+        if not is_stop:
+            if entry.pid in open_by_pid:  # started again without a stop in between
+                sessions.append(open_by_pid[entry.pid])
+            open_by_pid[entry.pid] = (moment, entry)
             continue
-        started_at = open_by_pid.pop(pid, None)
-        sessions.append(
-            (
-                started_at[0] if started_at else moment,
-                ServerSession(
-                    pid=pid,
-                    start_ts=started_at[1] if started_at else None,
-                    stop_ts=ts,
-                    reason=_str(rec.get("reason")),
-                    exit_code=_int(rec.get("exit_code")),
-                    requests=_int(rec.get("requests")),
-                    uptime_s=_number(rec.get("uptime_s")),
-                ),
-            )
-        )
-    for pid, (moment, ts) in open_by_pid.items():
-        sessions.append((moment, ServerSession(pid, ts, *(None,) * 5)))
+        started = open_by_pid.pop(entry.pid, None)
+        if started is None:
+            sessions.append((moment, entry))
+        else:
+            joined = msgspec.structs.replace(entry, start_ts=started[1].start_ts)
+            sessions.append((started[0], joined))
+    sessions.extend(open_by_pid.values())
     sessions.sort(key=lambda item: item[0])
     return [session for _, session in sessions]
 
