@@ -11,14 +11,12 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from protocol_client import ServerProcess
-
-Spawn = Callable[..., ServerProcess]
+from protocol_client import ServerProcess, Spawn
 
 
 @pytest.fixture
@@ -71,14 +69,19 @@ class SharedServer:
         return self._server
 
     def release(self) -> None:
+        """Check the server after a test; replace it, and fail that test, if it is unhealthy."""
         server = self._server
         if server is None:
             return
         try:
             server.assert_silent(0.0)
             server.ping(timeout=5)
-        except (AssertionError, OSError):
+        except (AssertionError, OSError) as exc:
+            stderr = server.stderr()[-2000:]
             self.close()
+            raise AssertionError(
+                f"the shared server is unhealthy after this test ({exc}); stderr tail: {stderr}"
+            ) from None
 
     def close(self) -> None:
         if self._server is not None:

@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -496,6 +496,10 @@ class ServerProcess:
         while (left := self.stray_processes()) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert not left, f"processes left running after the server exited: {left}"
+
+
+#: What the ``spawn`` fixture is: start a server with these CLI args (and cwd, env).
+Spawn = Callable[..., ServerProcess]
 
 
 def processes_in_group(pgid: int) -> Iterable[int]:
