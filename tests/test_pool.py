@@ -119,7 +119,9 @@ def test_workers_persist_and_a_file_sticks_to_one_worker(tmp_path: Path, log_pat
                 assert len(server.hints(name)) == 1
         assert live_worker_pids(log_path) == before  # nobody was restarted
         workers_by_file: dict[str, set[tuple[int, int]]] = {}
-        for line in request_lines(log_path):
+        for line in wait_for(
+            lambda: len(request_lines(log_path)) == 12 and request_lines(log_path)
+        ):
             worker = line["worker"]
             workers_by_file.setdefault(line["file_path"], set()).add(
                 (worker["index"], worker["pid"])
@@ -140,8 +142,9 @@ def test_unchanged_file_is_neither_reread_nor_reparsed(tmp_path: Path, log_path:
         assert [h["crossing_value"] for h in first] == [4.0]
         for _ in range(5):
             assert server.hints("mod.py") == first
-        states = [line["cache"] for line in request_lines(log_path)]
-        assert states == ["miss"] + ["memo"] * 5
+        # each request is logged just after its answer is sent
+        lines = wait_for(lambda: len(request_lines(log_path)) == 6 and request_lines(log_path))
+        assert [line["cache"] for line in lines] == ["miss"] + ["memo"] * 5
         server.close_stdin()
         server.finish()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def run_server(args: argparse.Namespace) -> int:
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process="frontend")
     log = logs.get_logger()
     workers = (os.cpu_count() or 1) if args.workers is None else args.workers
-    backend, pool = _make_backend(args, root, workers, log)
+    backend, pool = _make_backend(args, root, workers, logs.event_sink(log))
     service = AnalysisService(root, backend, on_error=log.error)
     log.info(
         "server_start",
@@ -130,7 +130,7 @@ def run_server(args: argparse.Namespace) -> int:
 
 
 def _make_backend(
-    args: argparse.Namespace, root: str, workers: int, log: Any
+    args: argparse.Namespace, root: str, workers: int, events: Callable[..., None]
 ) -> tuple[Backend, Pool | None]:
     """The memo in front of the pool, or of in-process analysis with ``--workers 0``."""
     from gzguide.workers.memo import Memo
@@ -140,14 +140,14 @@ def _make_backend(
     if workers == 0:
         from gzguide.workers import InProcessBackend
 
-        return Memo(InProcessBackend(root, on_event=log.info), table), None
+        return Memo(InProcessBackend(root, on_event=events), table), None
     from gzguide.workers.pool import Pool
 
     pool = Pool(
         workers,
         root,
         args.analysis_timeout,
-        on_event=log.info,
+        on_event=events,
         log_level=args.log_level,
         log_file=args.log_file,
     )

@@ -62,6 +62,8 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 def _raise_exit(signum: int, _frame: FrameType | None) -> None:
+    # Once: a second signal must not interrupt the orderly stop (reaping workers).
+    signal.signal(signum, signal.SIG_IGN)
     raise SystemExit(128 + signum)
 
 

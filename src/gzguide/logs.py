@@ -9,7 +9,7 @@ interleave mid-line. Every line starts with ``ts`` (ISO-8601 UTC), ``level`` and
 from __future__ import annotations
 
 import os
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -65,3 +65,21 @@ def configure(level: str = "info", log_fd: int | None = None, **context: Any) ->
 
 def get_logger() -> Any:
     return structlog.get_logger().bind(**_context)
+
+
+#: Events from the pool and the analysis that deserve attention: logged at warning.
+WARNING_EVENTS: Final = frozenset(
+    {"thresholds_rejected", "job_failed", "worker_replaced", "pool_unavailable"}
+)
+
+
+def event_sink(log: Any) -> Callable[..., None]:
+    """A callback for the pool and the analyst: each event at its level."""
+
+    def emit(event: str, **fields: Any) -> None:
+        if event in WARNING_EVENTS:
+            log.warning(event, **fields)
+        else:
+            log.info(event, **fields)
+
+    return emit

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
     log = logs.get_logger().bind(worker={"index": args.index, "pid": os.getpid()})
-    analyst = Analyst(args.root, log.info)
+    analyst = Analyst(args.root, logs.event_sink(log))
     reader = job_reader()
     out = args.results_fd
 
