@@ -72,8 +72,13 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def schema_registry() -> Registry:
-    resources_ = [Resource.from_contents(load_schema(n)) for n in SCHEMA_FILES]
-    return Registry().with_resources((r.id(), r) for r in resources_ if r.id() is not None)
+    pairs = []
+    for name in SCHEMA_FILES:
+        resource: Resource[Any] = Resource.from_contents(load_schema(name))
+        uri = resource.id()
+        assert uri is not None, f"{name} has no $id"
+        pairs.append((uri, resource))
+    return Registry().with_resources(pairs)
 
 
 @cache
