@@ -1222,13 +1222,6 @@ def test_workspace_thresholds_replace_the_default_and_are_reloaded(
     assert server.finish(0) == []
 
 
-@pytest.mark.xfail(
-    reason="BUG: analysis/thresholds.py opens the workspace table with a blocking open(); "
-    "with a FIFO at .gzkit/rules/complexity-thresholds.json every worker blocks at start-up "
-    "and the frontend waits for them without a deadline: analyze is never answered and EOF "
-    "does not end the server",
-    strict=True,
-)
 def test_workspace_thresholds_fifo_is_ignored_never_a_hang(spawn: Spawn, workspace: Path) -> None:
     # An invalid table is logged and ignored, never fatal; a hang would be worse.
     write(workspace / "m.py", TWO)

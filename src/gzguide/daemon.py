@@ -108,23 +108,29 @@ class Server:
         write_all(self.out_fd, encode_frame(encode_response(reply.response)))
 
     def _wait_for_input(self) -> None:
-        """Block until stdin is readable, servicing the companion meanwhile."""
+        """Block until stdin is readable, watching stdout and the companion meanwhile.
+
+        The output descriptor is polled for no event at all: only an error or hang-up
+        is reported, which is how a client that closed our stdout shows up, so an idle
+        server notices at once instead of at its next write.
+        """
         companion = self.companion
-        if companion is None:
-            return
         while True:
-            fds = companion.watch_fds()
-            if not fds:
-                return
             poller = select.poll()
             poller.register(self.in_fd, select.POLLIN)
-            for fd in fds:
+            poller.register(self.out_fd, 0)
+            watched = companion.watch_fds() if companion is not None else []
+            for fd in watched:
                 poller.register(fd, select.POLLIN)
-            events = poller.poll()
-            ready = {fd for fd, _ in events}
-            for fd in ready - {self.in_fd}:
-                companion.service(fd)
-            if self.in_fd in ready:
+            ready = False
+            for fd, _mask in poller.poll():
+                if fd == self.in_fd:
+                    ready = True
+                elif fd == self.out_fd:
+                    raise OutputClosed
+                elif companion is not None:
+                    companion.service(fd)
+            if ready:
                 return
 
     def _read(self) -> None:

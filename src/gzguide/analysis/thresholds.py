@@ -28,6 +28,7 @@ from typing import Annotated, Final, Literal
 
 import msgspec
 
+from gzguide.analysis.source import read_source_bytes
 from gzguide.workspace import thresholds_path
 
 #: Metrics for which a lower value is worse.
@@ -151,6 +152,10 @@ def default_thresholds() -> Thresholds:
     return parse_thresholds(data.read_bytes(), "embedded")
 
 
+#: A threshold table larger than this is rejected (the default is 5 KiB).
+MAX_TABLE_BYTES: Final = 1 << 20
+
+
 class ThresholdsWatcher:
     """The active table for a workspace, re-read whenever its file changes.
 
@@ -189,11 +194,15 @@ class ThresholdsWatcher:
             self._on_event(event, **fields)
 
     def _load(self) -> Thresholds:
+        # Never blocks: only a regular file is read (a FIFO here must not hang us).
+        data = read_source_bytes(self.path, MAX_TABLE_BYTES)
+        if data is None:
+            reason = f"not a readable regular file of at most {MAX_TABLE_BYTES} bytes"
+            self._emit("thresholds_rejected", path=self.path, reason=reason)
+            return self._default
         try:
-            with open(self.path, "rb") as handle:
-                data = handle.read(1 << 20)
             table = parse_thresholds(data, self.path)
-        except (OSError, ThresholdError) as exc:
+        except ThresholdError as exc:
             self._emit("thresholds_rejected", path=self.path, reason=str(exc))
             return self._default
         self._emit("thresholds_loaded", path=self.path, metrics=sorted(table.bands))
