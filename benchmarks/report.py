@@ -314,7 +314,7 @@ def plot(rows: list[Row], path: Path) -> dict[str, Any]:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        from matplotlib.ticker import NullFormatter
+        from matplotlib.ticker import FuncFormatter, NullFormatter
     except ImportError:
         reason = "matplotlib is not installed (pip install '.[bench]'); latency.png skipped"
         print(f"note: {reason}", file=sys.stderr)
@@ -324,18 +324,28 @@ def plot(rows: list[Row], path: Path) -> dict[str, Any]:
         panels = len(rows)
         lines = math.ceil(panels / columns)
         figure, axes = plt.subplots(lines, columns, figsize=(15, 3.6 * lines), squeeze=False)
+        # (a fixed layout below: tight_layout over log axes costs seconds on a small machine)
+        plain = FuncFormatter(lambda value, _pos: f"{value:g}")
         for ax, row in zip(axes.flat, rows, strict=False):
+            low, high = math.inf, 0.0
             for series, style in [(row.series, "-"), *((b, "--") for b in row.baselines)]:
                 values = sorted(series.ms())
                 if not values:
                     continue
+                low, high = min(low, values[0]), max(high, values[-1])
                 fractions = [(i + 1) / len(values) for i in range(len(values))]
                 label = "gzguide" if series is row.series else series.label
                 ax.step(values, fractions, style, where="post", label=f"{label} (n={len(values)})")
-            ax.set_xscale("log")
-            ax.xaxis.set_minor_formatter(NullFormatter())
-            ax.set_ylim(0, 1.02)
             ax.set_title(row.key, fontsize=10)
+            if not high:
+                ax.text(0.5, 0.5, "no samples", ha="center", transform=ax.transAxes)
+                continue
+            ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(plain)
+            # Within about a decade there may be no power of ten to label: label 2-9 too.
+            narrow = math.log10(high / low) < 1.3
+            ax.xaxis.set_minor_formatter(plain if narrow else NullFormatter())
+            ax.set_ylim(0, 1.02)
             ax.set_xlabel("latency (ms, log scale)")
             ax.set_ylabel("fraction ≤ x")
             ax.grid(True, which="major", alpha=0.3)
@@ -343,8 +353,10 @@ def plot(rows: list[Row], path: Path) -> dict[str, Any]:
         for ax in list(axes.flat)[panels:]:
             ax.set_visible(False)
         figure.suptitle("gzguide latency CDFs (solid) with baselines (dashed)")
-        # A fixed layout: tight_layout over log axes costs seconds on a small machine.
-        figure.subplots_adjust(left=0.05, right=0.98, top=0.94, bottom=0.06, hspace=0.5)
+        height = 3.6 * lines
+        figure.subplots_adjust(
+            left=0.05, right=0.98, top=1 - 0.6 / height, bottom=0.6 / height, hspace=0.5
+        )
         figure.savefig(path, dpi=90)
         plt.close(figure)
     except Exception as exc:  # a plot must never fail the run

@@ -54,6 +54,9 @@ NAIVE_SERVER = Path(__file__).with_name("naive_server.py")
 WARMUP_FILES = 16
 #: What the start-up baseline runs: the interpreter and the server's two heavy imports.
 IMPORTS_BASELINE = (sys.executable, "-c", "import msgspec, structlog")
+#: The same, timed to its first output byte instead of its exit: the server's
+#: sample ends at its answer, before any interpreter teardown.
+IMPORTS_READY = (sys.executable, "-c", "import os, msgspec, structlog; os.write(1, b'.')")
 
 
 @dataclass
@@ -179,7 +182,8 @@ class Bench:
             self.analyze_sample(server, self.module, 1000)
         self.ping_sample(self.main)
         self.radon_sample(self.warmup_dir)
-        subprocess.run(IMPORTS_BASELINE, env=self.env, check=True)
+        for program in (IMPORTS_BASELINE, IMPORTS_READY):
+            subprocess.run(program, env=self.env, stdout=subprocess.DEVNULL, check=True)
 
     def stop_shared(self) -> None:
         self.stop(self.main, self.quiet, self.inproc, self.naive)
@@ -295,6 +299,11 @@ def startup(bench: Bench) -> list[Row]:
         "interpreter + imports",
         'spawn of `python -c "import msgspec, structlog"` to exit',
     )
+    ready = _baseline(
+        "interpreter_imports_ready",
+        "interpreter + imports, to first output",
+        "the same, timed to its first output byte: without the interpreter's exit",
+    )
     init = encode_frame({"id": 1, "method": "initialize", "params": {"clientVersion": "1.0"}})
     fd = bench.log_fd("startup")
     argv = server_argv("--root", str(bench.workspace))
@@ -322,8 +331,21 @@ def startup(bench: Bench) -> list[Row]:
             raise BenchmarkError(f"{IMPORTS_BASELINE} exited with {code}")
         return elapsed
 
-    try:  # both ran once in Bench.prime, unmeasured
-        arms = [Arm(series, server_sample), Arm(base, imports_sample)]
+    def ready_sample(_i: int) -> int:
+        started = time.perf_counter_ns()
+        child = subprocess.Popen(
+            IMPORTS_READY, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=bench.env
+        )
+        assert child.stdout is not None
+        first = os.read(child.stdout.fileno(), 1)
+        elapsed = time.perf_counter_ns() - started
+        child.stdout.close()
+        if child.wait() != 0 or first != b".":
+            raise BenchmarkError(f"{IMPORTS_READY} failed")
+        return elapsed
+
+    try:  # all of them ran once in Bench.prime, unmeasured
+        arms = [Arm(series, server_sample), Arm(base, imports_sample), Arm(ready, ready_sample)]
         bench.interleave("startup", arms, plan.startup_pairs, plan.startup_budget_s)
     finally:
         os.close(fd)
@@ -332,8 +354,12 @@ def startup(bench: Bench) -> list[Row]:
             "startup",
             "startup: spawn → `initialize` answer",
             series,
-            [base],
-            notes=["default options; workers start after the first answer, so they are not in it"],
+            [base, ready],
+            notes=[
+                "default options; workers start after the first answer, so they are not in it",
+                "the done-when baseline runs to the interpreter's exit (teardown included); "
+                "the second one stops at its first output byte, as the server's sample does",
+            ],
         )
     ]
 

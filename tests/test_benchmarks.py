@@ -39,7 +39,7 @@ CHECKS = {
 }
 #: Which baselines each scenario is compared against.
 BASELINES = {
-    "startup": {"interpreter_imports"},
+    "startup": {"interpreter_imports", "interpreter_imports_ready"},
     "warm_analyze": {"bare_round_trip", "naive_server", "radon_process"},
     "warm_analyze_log_off": {"bare_round_trip", "naive_server", "radon_process"},
     "cold_analyze": {"workers_0", "naive_server", "radon_process"},
