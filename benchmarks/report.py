@@ -326,6 +326,7 @@ def plot(rows: list[Row], path: Path) -> dict[str, Any]:
         figure, axes = plt.subplots(lines, columns, figsize=(15, 3.6 * lines), squeeze=False)
         # (a fixed layout below: tight_layout over log axes costs seconds on a small machine)
         plain = FuncFormatter(lambda value, _pos: f"{value:g}")
+        some = FuncFormatter(_some_minor_label)
         for ax, row in zip(axes.flat, rows, strict=False):
             low, high = math.inf, 0.0
             for series, style in [(row.series, "-"), *((b, "--") for b in row.baselines)]:
@@ -342,9 +343,9 @@ def plot(rows: list[Row], path: Path) -> dict[str, Any]:
                 continue
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(plain)
-            # Within about a decade there may be no power of ten to label: label 2-9 too.
+            # Within about a decade there may be no power of ten to label: label 2, 3, 5 too.
             narrow = math.log10(high / low) < 1.3
-            ax.xaxis.set_minor_formatter(plain if narrow else NullFormatter())
+            ax.xaxis.set_minor_formatter(some if narrow else NullFormatter())
             ax.set_ylim(0, 1.02)
             ax.set_xlabel("latency (ms, log scale)")
             ax.set_ylabel("fraction ≤ x")
@@ -355,7 +356,7 @@ def plot(rows: list[Row], path: Path) -> dict[str, Any]:
         figure.suptitle("gzguide latency CDFs (solid) with baselines (dashed)")
         height = 3.6 * lines
         figure.subplots_adjust(
-            left=0.05, right=0.98, top=1 - 0.6 / height, bottom=0.6 / height, hspace=0.5
+            left=0.05, right=0.98, top=1 - 0.9 / height, bottom=0.6 / height, hspace=0.5
         )
         figure.savefig(path, dpi=90)
         plt.close(figure)
@@ -364,6 +365,14 @@ def plot(rows: list[Row], path: Path) -> dict[str, Any]:
         print(f"note: {reason}", file=sys.stderr)
         return {"file": None, "skipped": True, "reason": reason}
     return {"file": path.name, "skipped": False, "reason": None}
+
+
+def _some_minor_label(value: float, _pos: int | None) -> str:
+    """A minor tick's label when its leading digit is 2, 3 or 5 (others stay bare)."""
+    if value <= 0:
+        return ""
+    leading = round(value / 10 ** math.floor(math.log10(value)))
+    return f"{value:g}" if leading in (2, 3, 5) else ""
 
 
 def write_all(
