@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Annotated, Any, Literal
@@ -86,10 +86,15 @@ class ClassSizeParams(_Params):
 
 @dataclass(frozen=True, slots=True)
 class FileContext:
-    """What some detectors need beyond the definition itself."""
+    """What some detectors need beyond the definition itself.
+
+    It also remembers what each rule found for each definition: the several
+    metrics of one function ask the same questions of the same shape.
+    """
 
     tree: ast.Module
     scopes: list[Scope]
+    found: dict[tuple[int, tuple[int, int] | None], Evidence | None] = field(default_factory=dict)
 
     @property
     def functions(self) -> list[Scope]:
@@ -252,10 +257,15 @@ def classify(
     for rule in default_rules() if rules is None else rules:
         if m.metric not in rule.metrics:
             continue
-        try:
-            evidence = rule.detect(m, ctx, rule.params)
-        except RecursionError:
-            evidence = None
+        key = (id(rule), m.scope.key if m.scope is not None else None)
+        if key in ctx.found:
+            evidence = ctx.found[key]
+        else:
+            try:
+                evidence = rule.detect(m, ctx, rule.params)
+            except RecursionError:
+                evidence = None
+            ctx.found[key] = evidence
         if evidence is not None:
             return Classification(rule.archetype, evidence)
     return Classification(UNCLASSIFIED)
