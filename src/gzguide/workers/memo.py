@@ -39,6 +39,9 @@ class Memo:
         self.max_entries = max_entries
         self._entries: OrderedDict[str, tuple[_Key, Outcome]] = OrderedDict()
 
+    def __len__(self) -> int:
+        return len(self._entries)
+
     def _thresholds_identity(self) -> Identity | None:
         try:
             return identity_of(os.stat(self.thresholds_path))

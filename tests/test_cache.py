@@ -1,0 +1,177 @@
+"""The caches: bounded LRU of parsed versions, git-style racy check, and the frontend memo."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from gzguide.analysis.model import EMPTY_REPORT
+from gzguide.workers import Outcome
+from gzguide.workers import analyst as analyst_module
+from gzguide.workers.analyst import Analyst
+from gzguide.workers.cache import RACY_WINDOW_NS, Entry, FileCache, Identity
+from gzguide.workers.memo import Memo
+
+BRANCHY = (
+    "def f(a, b, c):\n    if a:\n        return 1\n    elif b:\n        return 2\n"
+    "    elif c:\n        return 3\n    return 4\n"
+)
+CALM_SAME_SIZE = "def f(a, b, c):\n    return 0\n".ljust(len(BRANCHY) - 1) + "\n"
+
+
+def entry(weight: int) -> Entry[int]:
+    return Entry(identity=(0, 0, 0, 0, 0), digest=b"", read_at_ns=0, weight=weight, value=0)
+
+
+def test_lru_is_bounded_by_entries() -> None:
+    cache: FileCache[int] = FileCache(max_entries=3, max_weight=10**9)
+    for name in "abcd":
+        cache.put(name, entry(1))
+    assert len(cache) == 3 and cache.get("a") is None
+    cache.get("b")  # b is now the most recently used
+    cache.put("e", entry(1))
+    assert cache.get("c") is None and cache.get("b") is not None
+
+
+def test_lru_is_bounded_by_weight_and_tracks_it() -> None:
+    cache: FileCache[int] = FileCache(max_entries=100, max_weight=10)
+    cache.put("a", entry(4))
+    cache.put("b", entry(4))
+    cache.put("c", entry(4))  # 12 > 10: a goes
+    assert cache.get("a") is None and cache.weight == 8
+    cache.put("b", entry(1))  # replacing an entry replaces its weight
+    assert cache.weight == 5
+    cache.put("huge", entry(11))  # never fits: not stored, nothing evicted for it
+    assert cache.get("huge") is None and cache.weight == 5
+    cache.discard("c")
+    assert cache.weight == 1
+
+
+def test_analyst_cache_stays_within_its_bounds(tmp_path: Path) -> None:
+    analyst = Analyst(str(tmp_path), lambda *a, **k: None, max_entries=5, max_weight=10**9)
+    for i in range(20):
+        path = tmp_path / f"m{i}.py"
+        path.write_text(BRANCHY)
+        analyst.analyze(str(path))
+    assert len(analyst.cache) == 5
+
+
+def test_a_hit_neither_rereads_nor_reparses(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(BRANCHY)
+    old = time.time_ns() - 10 * 10**9
+    os.utime(path, ns=(old, old))
+    analyst = Analyst(str(tmp_path), lambda *a, **k: None)
+    assert analyst.analyze(str(path)).cache == "miss"
+    assert [analyst.analyze(str(path)).cache for _ in range(3)] == ["hit"] * 3
+    assert analyst.parses == 1
+
+
+def test_a_racy_entry_is_verified_by_content(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A same-size rewrite that keeps the very same identity (as a coarse timestamp
+    granularity allows) is caught because the entry was cached too close to its mtime."""
+    path = tmp_path / "m.py"
+    path.write_text(BRANCHY)
+    analyst = Analyst(str(tmp_path), lambda *a, **k: None)
+    first = analyst.analyze(str(path))
+    assert first.cache == "miss" and len(first.report.findings) == 1
+    frozen: Identity = first.identity  # type: ignore[assignment]
+    monkeypatch.setattr(analyst_module, "identity_of", lambda st: frozen)
+    # unchanged content: verified by hash, served from the cache, not parsed again
+    assert analyst.analyze(str(path)).cache == "racy"
+    assert analyst.parses == 1
+    path.write_text(CALM_SAME_SIZE)  # same size, same (forced) identity, other content
+    fresh = analyst.analyze(str(path))
+    assert fresh.cache == "miss" and fresh.report.findings == []
+    assert analyst.parses == 2
+
+
+def test_an_entry_safely_older_than_its_read_is_trusted_on_identity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(BRANCHY)
+    old = time.time_ns() - 10 * 10**9
+    os.utime(path, ns=(old, old))
+    analyst = Analyst(str(tmp_path), lambda *a, **k: None)
+    frozen = analyst.analyze(str(path)).identity
+    monkeypatch.setattr(analyst_module, "identity_of", lambda st: frozen)
+    path.write_text(CALM_SAME_SIZE)
+    # Git's rule, by design: an identical, non-racy identity is trusted without reading.
+    assert analyst.analyze(str(path)).cache == "hit"
+
+
+class CountingBackend:
+    def __init__(self, read_at_ns: int) -> None:
+        self.calls: list[str] = []
+        self.read_at_ns = read_at_ns
+
+    def analyze(self, paths: Sequence[str]) -> list[Outcome]:
+        self.calls.extend(paths)
+        out = []
+        for path in paths:
+            st = os.stat(path)
+            identity = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_dev)
+            out.append(Outcome(EMPTY_REPORT, "miss", identity, self.read_at_ns))
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+def test_memo_answers_unchanged_files_and_forwards_changed_ones(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(BRANCHY)
+    old = time.time_ns() - 10 * 10**9
+    os.utime(path, ns=(old, old))
+    inner = CountingBackend(read_at_ns=time.time_ns())
+    memo = Memo(inner, str(tmp_path / "table.json"))
+    assert memo.analyze([str(path)])[0].cache == "miss"
+    assert [memo.analyze([str(path)])[0].cache for _ in range(3)] == ["memo"] * 3
+    assert len(inner.calls) == 1
+    os.utime(path, ns=(old + 1, old + 1))  # any change of identity goes to the backend
+    assert memo.analyze([str(path)])[0].cache == "miss"
+    assert len(inner.calls) == 2
+
+
+def test_memo_never_answers_for_a_racy_version(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(BRANCHY)
+    mtime = path.stat().st_mtime_ns
+    inner = CountingBackend(read_at_ns=mtime + RACY_WINDOW_NS - 1)
+    memo = Memo(inner, str(tmp_path / "table.json"))
+    for _ in range(3):
+        assert memo.analyze([str(path)])[0].cache == "miss"
+    assert len(inner.calls) == 3
+
+
+def test_memo_is_keyed_by_the_threshold_table_too(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(BRANCHY)
+    old = time.time_ns() - 10 * 10**9
+    os.utime(path, ns=(old, old))
+    table = tmp_path / "table.json"
+    inner = CountingBackend(read_at_ns=time.time_ns())
+    memo = Memo(inner, str(table))
+    memo.analyze([str(path)])
+    table.write_text("{}")
+    assert memo.analyze([str(path)])[0].cache == "miss"
+    assert memo.analyze([str(path)])[0].cache == "memo"
+
+
+def test_memo_is_bounded(tmp_path: Path) -> None:
+    inner = CountingBackend(read_at_ns=time.time_ns() + 10 * 10**9)
+    memo = Memo(inner, str(tmp_path / "table.json"), max_entries=3)
+    paths = []
+    for i in range(5):
+        path = tmp_path / f"m{i}.py"
+        path.write_text("x = 1\n")
+        paths.append(str(path))
+    memo.analyze(paths)
+    assert len(memo) == 3
