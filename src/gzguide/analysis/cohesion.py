@@ -1,0 +1,324 @@
+"""LCOM4 (lack of cohesion of methods, Hitz & Montazeri) for every class of a module.
+
+The definition implemented, for one ``class`` statement C:
+
+Nodes
+    The methods of C: every ``def`` / ``async def`` in C's own body, including
+    those nested in ``if`` / ``else``, ``try`` / ``except`` / ``finally``, ``with``
+    and ``match`` blocks of the body, but not those of nested classes or inner
+    functions. Methods are identified by *name*: a property's getter, setter and
+    deleter, ``typing.overload`` variants and alternative definitions under
+    ``if``/``else`` are one node. Properties, class methods and static methods are
+    nodes like any other method, and so are dunder methods, except:
+
+    * initializers, ``__init__``, ``__new__`` and ``__post_init__``: they usually
+      assign every attribute and would glue every method together (the convention
+      of the ``lcom`` tool). They are not nodes and what they access is ignored;
+    * *empty* methods, whose body (after an optional docstring) is only ``pass``,
+      ``...`` or ``raise NotImplementedError`` (with or without arguments): abstract
+      or placeholder methods share no state by construction and would each add a
+      component. A name is empty only if all of its definitions are.
+
+    Methods inherited from base classes are not nodes (they are not in C's body).
+
+Member references
+    Inside a method (its whole body: inner functions, lambdas, comprehensions and
+    classes defined there included, but not its decorators or defaults) a
+    *receiver* expression is: the method's first parameter (``self``, or ``cls`` in
+    a class method; static methods have none), C's own name, ``type(<first
+    parameter>)`` and ``<first parameter>.__class__``. ``<receiver>.name`` records
+    a reference to member ``name``, whether read, written, deleted or called; so
+    does ``getattr`` / ``setattr`` / ``hasattr`` / ``delattr`` on a receiver with a
+    constant string. An inner function or lambda that rebinds the first parameter's
+    name as a parameter hides the outer receiver. ``super().name`` is not a
+    reference (it names the base class's member).
+
+Edges
+    Methods and the members they reference share one namespace, as Python
+    attribute lookup does: method m is linked to member n whenever m references n.
+    Two methods are in the same component when they are linked through such
+    references: they reference a common member (an instance or class attribute,
+    or an inherited method or attribute), or one references the other (a call
+    ``self.m()`` or a bound-method reference ``self.m``, a property read
+    ``self.p``).
+
+LCOM4
+    The number of connected components among the nodes. A class with no nodes
+    (no methods, or only initializers and empty methods) has LCOM4 = 0.
+
+Each component lists its method names sorted; components are ordered by the line of
+their earliest method definition.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+from gzguide.analysis.parsed import ParsedModule
+
+#: Methods that are not nodes of the graph: object initializers.
+INITIALIZERS = frozenset({"__init__", "__new__", "__post_init__"})
+
+_REFLECTION = frozenset({"getattr", "setattr", "hasattr", "delattr"})
+
+_FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class ClassCohesion(NamedTuple):
+    lcom4: int
+    #: Method names of each connected component, each list sorted; components
+    #: ordered by the line of their earliest method.
+    components: list[list[str]]
+    lineno: int
+    end_lineno: int
+    name: str
+
+
+def class_cohesion(module: ParsedModule) -> dict[tuple[int, int], ClassCohesion]:
+    """LCOM4 of every class in ``module``, nested ones included.
+
+    Keyed by the ``(lineno, col_offset)`` of each ``ast.ClassDef``.
+    """
+    result: dict[tuple[int, int], ClassCohesion] = {}
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.ClassDef):
+            result[(node.lineno, node.col_offset)] = _cohesion_of(node)
+    return result
+
+
+def _cohesion_of(cls: ast.ClassDef) -> ClassCohesion:
+    definitions: dict[str, list[_FunctionNode]] = {}
+    for method in _methods_of(cls.body):
+        definitions.setdefault(method.name, []).append(method)
+
+    nodes = [
+        name
+        for name, defs in definitions.items()
+        if name not in INITIALIZERS and not all(_is_empty(d) for d in defs)
+    ]
+    members = _Members()
+    for name in nodes:
+        members.add(name)
+        for method in definitions[name]:
+            for ref in _references(method, cls.name):
+                members.union(name, ref)
+
+    groups: dict[str, list[str]] = {}
+    for name in nodes:
+        groups.setdefault(members.find(name), []).append(name)
+    first_line = {name: min(d.lineno for d in definitions[name]) for name in nodes}
+    components = sorted(
+        (sorted(group) for group in groups.values()),
+        key=lambda group: min(first_line[name] for name in group),
+    )
+    return ClassCohesion(
+        lcom4=len(components),
+        components=components,
+        lineno=cls.lineno,
+        end_lineno=cls.end_lineno if cls.end_lineno is not None else cls.lineno,
+        name=cls.name,
+    )
+
+
+def _methods_of(body: Iterable[ast.stmt]) -> Iterator[_FunctionNode]:
+    """Function definitions of a class body, looking into its compound statements."""
+    for stmt in body:
+        if isinstance(stmt, _FunctionNode):
+            yield stmt
+        elif isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While):
+            yield from _methods_of(stmt.body)
+            yield from _methods_of(stmt.orelse)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            yield from _methods_of(stmt.body)
+        elif isinstance(stmt, ast.Try | ast.TryStar):
+            yield from _methods_of(stmt.body)
+            for handler in stmt.handlers:
+                yield from _methods_of(handler.body)
+            yield from _methods_of(stmt.orelse)
+            yield from _methods_of(stmt.finalbody)
+        elif isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                yield from _methods_of(case.body)
+
+
+def _is_empty(method: _FunctionNode) -> bool:
+    """Whether the body is only a docstring, ``pass``, ``...`` or ``raise NotImplementedError``."""
+    return all(_is_placeholder(stmt) for stmt in method.body)
+
+
+def _is_placeholder(stmt: ast.stmt) -> bool:
+    """``pass``, ``...``, a string (docstring) or ``raise NotImplementedError[(...)]``."""
+    if isinstance(stmt, ast.Pass):
+        return True
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return stmt.value.value is Ellipsis or isinstance(stmt.value.value, str)
+    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+        exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+    return False
+
+
+def _is_staticmethod(method: _FunctionNode) -> bool:
+    for decorator in method.decorator_list:
+        if isinstance(decorator, ast.Name) and decorator.id == "staticmethod":
+            return True
+        if isinstance(decorator, ast.Attribute) and decorator.attr == "staticmethod":
+            return True
+    return False
+
+
+def _first_parameter(args: ast.arguments) -> str | None:
+    positional = args.posonlyargs or args.args
+    return positional[0].arg if positional else None
+
+
+def _parameter_names(args: ast.arguments) -> set[str]:
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    if args.vararg is not None:
+        names.add(args.vararg.arg)
+    if args.kwarg is not None:
+        names.add(args.kwarg.arg)
+    return names
+
+
+def _references(method: _FunctionNode, class_name: str) -> set[str]:
+    """Names of the members of the class that ``method`` references through a receiver."""
+    receiver = None if _is_staticmethod(method) else _first_parameter(method.args)
+    # Fast path: one flat walk. Valid unless an inner function or lambda takes a
+    # parameter named like the receiver (rare), which needs the scoped visitor.
+    found: set[str] = set()
+    for stmt in method.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute):
+                if node.attr != "__class__" and _is_receiver(node.value, receiver, class_name):
+                    found.add(node.attr)
+            elif isinstance(node, ast.Call):
+                name = _reflected_name(node, receiver, class_name)
+                if name is not None:
+                    found.add(name)
+            elif (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+                and receiver is not None
+                and receiver in _parameter_names(node.args)
+            ):
+                finder = _ScopedFinder(receiver, class_name)
+                for item in method.body:
+                    finder.visit(item)
+                return finder.found
+    return found
+
+
+def _is_receiver(node: ast.expr, receiver: str | None, class_name: str) -> bool:
+    """``<receiver>``, the class's name, ``type(<receiver>)`` or ``<receiver>.__class__``."""
+    if isinstance(node, ast.Name):
+        return node.id == receiver or node.id == class_name
+    if receiver is None:
+        return False
+    if isinstance(node, ast.Attribute):
+        return (
+            node.attr == "__class__"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == receiver
+        )
+    if isinstance(node, ast.Call):
+        return (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "type"
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == receiver
+        )
+    return False
+
+
+def _reflected_name(node: ast.Call, receiver: str | None, class_name: str) -> str | None:
+    """``name`` for ``getattr(<receiver>, "name", ...)`` and its siblings, else None."""
+    func = node.func
+    if (
+        isinstance(func, ast.Name)
+        and func.id in _REFLECTION
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Constant)
+        and isinstance(node.args[1].value, str)
+        and _is_receiver(node.args[0], receiver, class_name)
+    ):
+        return node.args[1].value
+    return None
+
+
+class _ScopedFinder(ast.NodeVisitor):
+    """The same references as the fast path, honouring parameters that hide the receiver."""
+
+    def __init__(self, receiver: str | None, class_name: str) -> None:
+        self.receiver = receiver
+        self.class_name = class_name
+        self.found: set[str] = set()
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr != "__class__" and _is_receiver(node.value, self.receiver, self.class_name):
+            self.found.add(node.attr)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = _reflected_name(node, self.receiver, self.class_name)
+        if name is not None:
+            self.found.add(name)
+        self.generic_visit(node)
+
+    def _visit_scope(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, body: list[ast.AST]
+    ) -> None:
+        saved = self.receiver
+        if saved is None or saved not in _parameter_names(node.args):
+            self.generic_visit(node)
+            return
+        # Decorators, defaults and annotations belong to the enclosing scope.
+        if not isinstance(node, ast.Lambda):
+            for decorator in node.decorator_list:
+                self.visit(decorator)
+            if node.returns is not None:
+                self.visit(node.returns)
+        self.visit(node.args)
+        self.receiver = None
+        for item in body:
+            self.visit(item)
+        self.receiver = saved
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._visit_scope(node, list(node.body))
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._visit_scope(node, list(node.body))
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._visit_scope(node, [node.body])
+
+
+class _Members:
+    """Union-find over member names (methods and attributes share a namespace)."""
+
+    __slots__ = ("_parent",)
+
+    def __init__(self) -> None:
+        self._parent: dict[str, str] = {}
+
+    def add(self, name: str) -> None:
+        self._parent.setdefault(name, name)
+
+    def find(self, name: str) -> str:
+        parent = self._parent
+        parent.setdefault(name, name)
+        root = name
+        while parent[root] != root:
+            root = parent[root]
+        while parent[name] != root:
+            parent[name], name = root, parent[name]
+        return root
+
+    def union(self, a: str, b: str) -> None:
+        root_a, root_b = self.find(a), self.find(b)
+        if root_a != root_b:
+            self._parent[root_b] = root_a
