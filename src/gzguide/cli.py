@@ -165,7 +165,7 @@ def run_oneshot(args: argparse.Namespace) -> int:
     service = AnalysisService(root, InProcessBackend(root))
     hints: list[Hint] = []
     for path in args.paths:
-        hints.extend(service(AnalyzeParams(file_path=path)))
+        hints.extend(service.hints(AnalyzeParams(file_path=path)))
     if args.json:
         sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(hints), indent=2) + b"\n")
     else:

@@ -12,6 +12,7 @@ mismatch -> 1 after its answer; a closed stdout -> quietly, with 0.
 
 from __future__ import annotations
 
+import gc
 import os
 import select
 import signal
@@ -207,6 +208,7 @@ def serve(
     """Run the server on ``in_fd``/``out_fd``; returns the process exit status."""
     signal.signal(signal.SIGTERM, _raise_exit)
     server = Server(analyzer, in_fd, out_fd, log, companion, request_fields)
+    gc.freeze()  # what start-up loaded lives for good: keep it out of every collection
     reason = "unknown"
     code = 0
     try:

@@ -12,12 +12,17 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
+from collections import OrderedDict
 from collections.abc import Callable
+from typing import Final
 
 from gzguide.analysis.discovery import source_files
-from gzguide.analysis.model import Finding
-from gzguide.messages import AnalyzeParams, Hint
+from gzguide.analysis.model import FileReport, Finding
+from gzguide.messages import AnalyzeParams, EncodedHints, Hint, encode_hints
 from gzguide.workers import Backend, Outcome
+
+#: How many encoded answers the service keeps (a few KiB each).
+MAX_ENCODED_ANSWERS: Final = 256
 
 
 def to_hint(finding: Finding, file_path: str) -> Hint:
@@ -53,35 +58,65 @@ class AnalysisService:
         self._on_error = on_error
         #: What the last request did, for its log line (file, cache state, worker).
         self.last: dict[str, object] = {}
+        #: Encoded answers by (requested path, cursor), each valid while the backend
+        #: hands back the very same report object (an unchanged file version).
+        self._answers: OrderedDict[tuple[str, int | None], tuple[FileReport, EncodedHints]] = (
+            OrderedDict()
+        )
 
     def resolve(self, file_path: str) -> str:
         return os.path.join(self.root, file_path)
 
-    def __call__(self, params: AnalyzeParams) -> list[Hint]:
+    def __call__(self, params: AnalyzeParams) -> list[Hint] | EncodedHints:
+        """The answer to an analyze request (encoded once per unchanged file version)."""
+        return self._guarded(params, encoded=True)
+
+    def hints(self, params: AnalyzeParams) -> list[Hint]:
+        """The hints themselves, for callers that are not writing a response."""
+        found = self._guarded(params, encoded=False)
+        assert isinstance(found, list)
+        return found
+
+    def _guarded(self, params: AnalyzeParams, encoded: bool) -> list[Hint] | EncodedHints:
         self.last = {"file_path": params.file_path}
         try:
-            return self._analyze(params)
+            return self._analyze(params, encoded)
         except Exception as exc:  # a bug must cost one answer, never the session
             if self._on_error is not None:
                 self._on_error("analyze_failed", file_path=params.file_path, error=repr(exc))
             return []
 
-    def _analyze(self, params: AnalyzeParams) -> list[Hint]:
+    def _analyze(self, params: AnalyzeParams, encoded: bool) -> list[Hint] | EncodedHints:
         requested = params.file_path
         if "\x00" in requested:
             return []
         target = self.resolve(requested)
         try:
-            is_dir = stat.S_ISDIR(os.stat(target).st_mode)
-        except OSError:
-            is_dir = False
-        if is_dir:
+            st: os.stat_result | None = os.stat(target)
+        except (OSError, ValueError):
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
             return self._analyze_directory(requested, target)
-        (outcome,) = self.backend.analyze([target])
+        (outcome,) = self.backend.analyze([target], [st])
         worker = outcome.worker.as_log() if outcome.worker is not None else None
         self.last.update(cache=outcome.cache, worker=worker)
-        findings = outcome.report.at_cursor(params.cursor_position)
-        return [to_hint(f, requested) for f in findings]
+        if not encoded:
+            findings = outcome.report.at_cursor(params.cursor_position)
+            return [to_hint(f, requested) for f in findings]
+        return self._answer(requested, params.cursor_position, outcome.report)
+
+    def _answer(self, requested: str, cursor: int | None, report: FileReport) -> EncodedHints:
+        key = (requested, cursor)
+        known = self._answers.get(key)
+        if known is not None and known[0] is report:
+            self._answers.move_to_end(key)
+            return known[1]
+        encoded = encode_hints([to_hint(f, requested) for f in report.at_cursor(cursor)])
+        self._answers[key] = (report, encoded)
+        self._answers.move_to_end(key)
+        while len(self._answers) > MAX_ENCODED_ANSWERS:
+            self._answers.popitem(last=False)
+        return encoded
 
     def _analyze_directory(self, requested: str, target: str) -> list[Hint]:
         relatives = source_files(target)

@@ -18,6 +18,7 @@ output is compact, and ``result`` and ``error`` can never appear together.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Final, TypeVar
 
 import msgspec
@@ -78,7 +79,7 @@ class InitializeResult(msgspec.Struct):
     capabilities: list[str]
 
 
-class Hint(msgspec.Struct):
+class Hint(msgspec.Struct, gc=False):
     """An authoring hint; fields in the order the hint schema lists them."""
 
     metric: str
@@ -92,8 +93,16 @@ class Hint(msgspec.Struct):
     end_line: int
 
 
+@dataclass(frozen=True, slots=True)
+class EncodedHints:
+    """A hint array already encoded as JSON, for an answer given again verbatim."""
+
+    raw: msgspec.Raw
+    count: int
+
+
 class AnalyzeResult(msgspec.Struct):
-    hints: list[Hint]
+    hints: list[Hint] | msgspec.Raw
 
 
 class EmptyResult(msgspec.Struct):
@@ -257,3 +266,7 @@ def _params_path(exc: msgspec.ValidationError) -> str:
 
 def encode_response(response: Response) -> bytes:
     return _encoder.encode(response)
+
+
+def encode_hints(hints: list[Hint]) -> EncodedHints:
+    return EncodedHints(msgspec.Raw(_encoder.encode(hints)), len(hints))

@@ -36,6 +36,7 @@ from gzguide.messages import (
     AnalyzeParams,
     AnalyzeResult,
     EmptyResult,
+    EncodedHints,
     ErrorResponse,
     Hint,
     InitializeParams,
@@ -53,7 +54,7 @@ CAPABILITIES: Final = ("analyze",)
 SERVER_MAJOR: Final = int(PROTOCOL_VERSION.split(".")[0])
 _MAJOR: Final = re.compile(r"[0-9]+")
 
-Analyzer = Callable[[AnalyzeParams], list[Hint]]
+Analyzer = Callable[[AnalyzeParams], list[Hint] | EncodedHints]
 
 
 def _major_of(version: str) -> str:
@@ -151,6 +152,8 @@ class Session:
         except ParamsError as exc:
             return Reply(error_response(request.id, INVALID_PARAMS, str(exc)), method=method)
         hints = self._analyzer(params)
-        return Reply(
-            ResultResponse(request.id, AnalyzeResult(hints=hints)), method=method, hints=len(hints)
-        )
+        if isinstance(hints, EncodedHints):
+            result, count = AnalyzeResult(hints=hints.raw), hints.count
+        else:
+            result, count = AnalyzeResult(hints=hints), len(hints)
+        return Reply(ResultResponse(request.id, result), method=method, hints=count)

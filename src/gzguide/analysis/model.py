@@ -1,5 +1,9 @@
 """The analysis engine's output: findings about one file, free of protocol details.
 
+Both structs hold only strings, numbers and a list of findings, so they cannot
+form reference cycles: they are not tracked by the cyclic garbage collector
+(``gc=False``), which keeps collections short in a process that holds thousands.
+
 A finding is what the protocol calls a hint, minus the ``file_path`` (which echoes
 the request and is the transport's business) plus the byte span of its line range,
 which lets a caller scope findings to a cursor offset without the source at hand.
@@ -10,7 +14,7 @@ from __future__ import annotations
 import msgspec
 
 
-class Finding(msgspec.Struct, array_like=True, frozen=True):
+class Finding(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """One metric value inside its advise band, located in the file."""
 
     metric: str
@@ -32,7 +36,7 @@ class Finding(msgspec.Struct, array_like=True, frozen=True):
         return self.start_byte <= offset < self.end_byte
 
 
-class FileReport(msgspec.Struct, array_like=True, frozen=True):
+class FileReport(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """All findings for one version of one file, sorted by (start_line, end_line, metric)."""
 
     findings: list[Finding]

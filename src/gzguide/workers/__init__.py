@@ -11,6 +11,7 @@ This module stays light (no analysis imports): the frontend imports it at start-
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -51,9 +52,16 @@ def failed(cache: str, worker: WorkerRef | None = None) -> Outcome:
     return Outcome(EMPTY_REPORT, cache, worker=worker)
 
 
+Stats = Sequence[os.stat_result | None] | None
+
+
 class Backend(Protocol):
-    def analyze(self, paths: Sequence[str]) -> list[Outcome]:
-        """One outcome per path, in the same order; an empty report when unanalyzable."""
+    def analyze(self, paths: Sequence[str], stats: Stats = None) -> list[Outcome]:
+        """One outcome per path, in the same order; an empty report when unanalyzable.
+
+        ``stats``, when given, holds a fresh ``os.stat`` of each path (None where it
+        failed), taken by the caller; a backend may use it instead of its own.
+        """
         ...
 
     def close(self) -> None:
@@ -73,7 +81,7 @@ class InProcessBackend:
 
         self.analyst = Analyst(root, on_event)
 
-    def analyze(self, paths: Sequence[str]) -> list[Outcome]:
+    def analyze(self, paths: Sequence[str], stats: Stats = None) -> list[Outcome]:
         return [self.analyst.analyze(path) for path in paths]
 
     def close(self) -> None:

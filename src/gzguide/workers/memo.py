@@ -22,12 +22,14 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Final
 
-from gzguide.workers import Backend, Outcome
+from gzguide.workers import Backend, Outcome, Stats
 from gzguide.workers.cache import RACY_WINDOW_NS, Identity, identity_of
 
 DEFAULT_MAX_ENTRIES: Final = 4096
 
 _Key = tuple[Identity, Identity | None]
+#: Marks "no stat given: take one".
+_STAT_IT: Final = object()
 
 
 class Memo:
@@ -48,12 +50,12 @@ class Memo:
         except OSError:
             return None
 
-    def analyze(self, paths: Sequence[str]) -> list[Outcome]:
+    def analyze(self, paths: Sequence[str], stats: Stats = None) -> list[Outcome]:
         table = self._thresholds_identity()
         results: list[Outcome | None] = [None] * len(paths)
         missing: list[int] = []
         for index, path in enumerate(paths):
-            hit = self._lookup(path, table)
+            hit = self._lookup(path, table, stats[index] if stats is not None else _STAT_IT)
             if hit is None:
                 missing.append(index)
             else:
@@ -65,14 +67,20 @@ class Memo:
                 self._store(paths[index], table, outcome)
         return [r for r in results if r is not None]
 
-    def _lookup(self, path: str, table: Identity | None) -> Outcome | None:
+    def _lookup(
+        self, path: str, table: Identity | None, st: os.stat_result | object | None
+    ) -> Outcome | None:
         entry = self._entries.get(path)
         if entry is None:
             return None
-        try:
-            identity = identity_of(os.stat(path))
-        except (OSError, ValueError):
+        if st is _STAT_IT:
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                return None
+        if not isinstance(st, os.stat_result):
             return None
+        identity = identity_of(st)
         key, outcome = entry
         if key != (identity, table) or identity[0] + RACY_WINDOW_NS > outcome.read_at_ns:
             return None

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from gzguide.workers import Backend, EventSink, Outcome, WorkerRef, failed
+from gzguide.workers import Backend, EventSink, Outcome, Stats, WorkerRef, failed
 from gzguide.workers.ipc import (
     Job,
     MessageReader,
@@ -243,7 +243,7 @@ class Pool:
     def affinity(self, path: str) -> int:
         return zlib.crc32(path.encode("utf-8", "surrogateescape")) % self.size
 
-    def analyze(self, paths: Sequence[str]) -> list[Outcome]:
+    def analyze(self, paths: Sequence[str], stats: Stats = None) -> list[Outcome]:
         """Outcomes for ``paths``; in-process from the moment workers cannot start."""
         if self._fallback is None:
             try:
