@@ -29,6 +29,7 @@ def main() -> int:
     parser.add_argument("--root")
     parser.add_argument("--log-level")
     parser.add_argument("--log-file")
+    parser.add_argument("--cache-bytes", type=int)
     args = parser.parse_args()
 
     from gzguide.analysis.model import FileReport

@@ -27,6 +27,11 @@ from typing import Final, Generic, TypeVar
 #: Two seconds covers the coarsest common filesystems (FAT has 2 s granularity).
 RACY_WINDOW_NS: Final = 2_000_000_000
 
+#: The memory all analysis caches of one server may hold together, by their
+#: weights (see ``analyst.AST_WEIGHT_FACTOR``). The pool divides it among its
+#: workers, so the total does not grow with the CPU count.
+TOTAL_CACHE_BYTES: Final = 192 * 1024 * 1024
+
 Identity = tuple[int, int, int, int, int]
 
 V = TypeVar("V")

@@ -79,6 +79,7 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--root", required=True)
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--log-file", default=None)
+    parser.add_argument("--cache-bytes", type=int, default=None)
     return parser.parse_args(argv)
 
 
@@ -95,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
 
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
     log = logs.get_logger().bind(worker={"index": args.index, "pid": os.getpid()})
-    analyst = Analyst(args.root, logs.event_sink(log))
+    analyst = (
+        Analyst(args.root, logs.event_sink(log), max_weight=args.cache_bytes)
+        if args.cache_bytes
+        else Analyst(args.root, logs.event_sink(log))
+    )
     reader = job_reader()
     out = args.results_fd
     collector = Collector(args.jobs_fd)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from gzguide.workers import Backend, EventSink, Outcome, Stats, WorkerRef, failed
+from gzguide.workers.cache import TOTAL_CACHE_BYTES
 from gzguide.workers.ipc import (
     Job,
     MessageReader,
@@ -134,6 +135,8 @@ class Pool:
             str(index),
             "--root",
             self.root,
+            "--cache-bytes",
+            str(TOTAL_CACHE_BYTES // self.size),
             *self._log_args,
         ]
         try:
