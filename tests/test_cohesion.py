@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 from gzguide.analysis.cohesion import ClassCohesion, class_cohesion
@@ -373,3 +374,52 @@ def test_conditional_definitions_are_methods() -> None:
     )
     compat = classes["Compat"]
     assert compat.components == [["extra", "run"], ["alone"]]
+
+
+def test_classes_found_in_every_block() -> None:
+    source = textwrap.dedent(
+        """
+        import sys
+
+        if sys:
+            class InIf: pass
+        else:
+            class InElse: pass
+        try:
+            class InTry: pass
+        except ImportError:
+            class InHandler: pass
+        else:
+            class InTryElse: pass
+        finally:
+            class InFinally: pass
+        for _ in ():
+            class InFor: pass
+        while False:
+            class InWhile: pass
+        with open(__file__):
+            class InWith: pass
+        match sys:
+            case _:
+                class InCase: pass
+
+        def func():
+            class InFunc:
+                def method(self):
+                    class InMethod: pass
+                    return InMethod
+
+        async def coro():
+            async with x:
+                class InAsyncWith: pass
+        """
+    )
+    module = parse_module(source.encode("utf-8"))
+    assert module is not None
+    expected = {
+        (node.lineno, node.col_offset)
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.ClassDef)
+    }
+    assert len(expected) == 13
+    assert set(class_cohesion(module)) == expected

@@ -81,11 +81,30 @@ def class_cohesion(module: ParsedModule) -> dict[tuple[int, int], ClassCohesion]
 
     Keyed by the ``(lineno, col_offset)`` of each ``ast.ClassDef``.
     """
-    result: dict[tuple[int, int], ClassCohesion] = {}
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.ClassDef):
-            result[(node.lineno, node.col_offset)] = _cohesion_of(node)
-    return result
+    return {
+        (node.lineno, node.col_offset): _cohesion_of(node) for node in _class_defs(module.tree.body)
+    }
+
+
+def _class_defs(body: list[ast.stmt]) -> Iterator[ast.ClassDef]:
+    """Every class statement under ``body``, at any depth.
+
+    Only statement lists are searched: a class statement never hides in an
+    expression, and skipping expressions makes this far cheaper than ``ast.walk``.
+    """
+    stack = [body]
+    while stack:
+        for stmt in stack.pop():
+            if isinstance(stmt, ast.ClassDef):
+                yield stmt
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(stmt, field, None)
+                if block:
+                    stack.append(block)
+            if isinstance(stmt, ast.Try | ast.TryStar):
+                stack.extend(handler.body for handler in stmt.handlers)
+            elif isinstance(stmt, ast.Match):
+                stack.extend(case.body for case in stmt.cases)
 
 
 def _cohesion_of(cls: ast.ClassDef) -> ClassCohesion:

@@ -44,9 +44,15 @@ in the next line and whatever group that line starts (a comment there is then
 Known, deliberate limits (radon's own line splitting, not reproducible from the
 tokenizer's rows): a line holding a rare line-breaking character that
 ``str.splitlines`` honours but the tokenizer does not (form feed, vertical tab,
-``\\x1c``-``\\x1e``, ``\\x85``, U+2028, U+2029, or a lone carriage return) *between
-two non-blank pieces of code* may be grouped differently by radon. Blank pieces
-such lines produce are counted exactly as radon counts them.
+``\\x1c``-``\\x1e``, ``\\x85``, U+2028, U+2029, or a lone carriage return, as in
+files with old Mac line endings) *between two non-blank pieces* of code, comment
+or string may be grouped differently by radon, which often rejects such files
+outright (``SyntaxError``). Blank pieces such lines produce, like a form feed on a
+line of its own, are counted exactly as radon counts them.
+
+The rules are checked against radon on Python 3.11, whose tokenizer radon and this
+module then share. Later Pythons tokenize f-strings into several tokens; the
+same rules apply to that stream, but agreement there is untested.
 """
 
 from __future__ import annotations
@@ -66,8 +72,9 @@ _NL = tokenize.NL
 _NEWLINE = tokenize.NEWLINE
 #: Tokens that never count as content of a group.
 _LAYOUT = frozenset({tokenize.INDENT, tokenize.DEDENT, _NL, _NEWLINE, tokenize.ENDMARKER})
-_OPENERS = frozenset("([{")
-_CLOSERS = frozenset(")]}")
+_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+#: A group's only significant token: (type, start row, end row); None if not one.
+_Sole = tuple[int, int, int] | None
 
 #: Characters ``str.splitlines`` breaks on besides ``\n`` (and ``\r`` not before ``\n``).
 _EXTRA_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)")
@@ -138,31 +145,34 @@ def raw_counts(module: ParsedModule) -> RawCounts:
     # them of the last ':' (-1: none).
     depth = significant = size = 0
     colon = -1
-    sole: tokenize.TokenInfo | None = None
+    sole: _Sole = None
     lloc = comments = 0
-    for tok in tokens:
-        kind = tok.type
+    rows = len(filled)
+    for kind, text, start, end, _ in tokens:
         if kind in _LAYOUT:
-            if kind == _NEWLINE and tok.start[0] < len(filled) and not filled[tok.start[0]]:
-                # A backslash continuation ended by a blank line. Radon's stripped,
-                # joined buffer then ends in a bare continuation and fails to
-                # tokenize, so its group runs on through the next line's group.
+            if kind == _NEWLINE:
+                row = start[0]
+                if row < rows and not filled[row]:
+                    # A backslash continuation ended by a blank line. Radon's
+                    # stripped, joined buffer then ends in a bare continuation and
+                    # fails to tokenize, so its group runs on through the next
+                    # line's group.
+                    continue
+            elif kind != _NL or depth > 0:
                 continue
-            if kind == _NEWLINE or (kind == _NL and depth <= 0):
-                lloc += _part_lloc(size, colon, final=True)
-                totals.end_group(tok.start[0], sole if significant == 1 else None)
-                depth = significant = size = 0
-                colon = -1
-                sole = None
+            lloc += _part_lloc(size, colon, final=True)
+            totals.end_group(start[0], sole if significant == 1 else None)
+            depth = significant = size = 0
+            colon = -1
+            sole = None
             continue
         if significant == 0:
-            sole = tok
+            sole = (kind, start[0], end[0])
         significant += 1
         if kind == _COMMENT:
             comments += 1
             continue
         if kind == _OP:
-            text = tok.string
             if text == ";":
                 lloc += _part_lloc(size, colon, final=False)
                 size = 0
@@ -170,14 +180,12 @@ def raw_counts(module: ParsedModule) -> RawCounts:
                 continue
             if text == ":":
                 colon = size
-            elif text in _OPENERS:
-                depth += 1
-            elif text in _CLOSERS:
-                depth -= 1
+            else:
+                depth += _DEPTH.get(text, 0)
         size += 1
     # Rows after the last group end (not produced by the tokenizer, kept for safety).
     lloc += _part_lloc(size, colon, final=True)
-    totals.end_group(len(filled) - 1, sole if significant == 1 else None)
+    totals.end_group(rows - 1, sole if significant == 1 else None)
     return totals.result(lloc, comments)
 
 
@@ -229,7 +237,7 @@ class _Totals:
         self.first_row = 1
         self.sloc = self.multi = self.blank = self.single_comments = 0
 
-    def end_group(self, last_row: int, sole: tokenize.TokenInfo | None) -> None:
+    def end_group(self, last_row: int, sole: _Sole) -> None:
         """Count rows ``first_row..last_row``; ``sole``: the group's only significant token."""
         last_row = min(last_row, len(self.filled) - 1)
         first_row = self.first_row
@@ -245,11 +253,11 @@ class _Totals:
         self.blank += empty
         if sole is None:
             self.sloc += filled
-        elif sole.type == _COMMENT:
+        elif sole[0] == _COMMENT:
             self.single_comments += 1
-        elif sole.type != _STRING:
+        elif sole[0] != _STRING:
             self.sloc += filled
-        elif sole.start[0] == sole.end[0]:
+        elif sole[1] == sole[2]:
             self.single_comments += 1
         else:
             self.multi += filled
