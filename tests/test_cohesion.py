@@ -423,3 +423,35 @@ def test_classes_found_in_every_block() -> None:
     }
     assert len(expected) == 13
     assert set(class_cohesion(module)) == expected
+
+
+def test_overloads_and_partly_empty_names_are_one_node() -> None:
+    (parser,) = _classes(
+        """
+        from typing import overload
+
+        class Parser:
+            @overload
+            def parse(self, data: str) -> str: ...
+            @overload
+            def parse(self, data: bytes) -> bytes: ...
+            def parse(self, data):
+                return self.decode(data)
+
+            def decode(self, data):
+                return data
+
+            @property
+            def mode(self):
+                raise NotImplementedError
+
+            @mode.setter
+            def mode(self, value):
+                self._mode = value
+
+            def reset(self):
+                self._mode = None
+        """
+    ).values()
+    assert parser.components == [["decode", "parse"], ["mode", "reset"]]
+    assert parser.lcom4 == 2

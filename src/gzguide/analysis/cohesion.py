@@ -4,34 +4,39 @@ The definition implemented, for one ``class`` statement C:
 
 Nodes
     The methods of C: every ``def`` / ``async def`` in C's own body, including
-    those nested in ``if`` / ``else``, ``try`` / ``except`` / ``finally``, ``with``
-    and ``match`` blocks of the body, but not those of nested classes or inner
-    functions. Methods are identified by *name*: a property's getter, setter and
-    deleter, ``typing.overload`` variants and alternative definitions under
-    ``if``/``else`` are one node. Properties, class methods and static methods are
-    nodes like any other method, and so are dunder methods, except:
+    those nested in the body's ``if``, ``for`` / ``while`` (and their ``else``),
+    ``try`` (all its blocks), ``with`` and ``match`` blocks, but not those of
+    nested classes or inner functions. Methods are identified by *name*: a
+    property's getter, setter and deleter, ``typing.overload`` variants and
+    alternative definitions under ``if``/``else`` are one node. Properties, class
+    methods and static methods are nodes like any other method, and so are dunder
+    methods, except:
 
     * initializers, ``__init__``, ``__new__`` and ``__post_init__``: they usually
       assign every attribute and would glue every method together (the convention
       of the ``lcom`` tool). They are not nodes and what they access is ignored;
-    * *empty* methods, whose body (after an optional docstring) is only ``pass``,
-      ``...`` or ``raise NotImplementedError`` (with or without arguments): abstract
-      or placeholder methods share no state by construction and would each add a
-      component. A name is empty only if all of its definitions are.
+    * *empty* methods, whose body holds nothing but docstrings (string
+      statements), ``pass``, ``...`` and ``raise NotImplementedError`` (with or
+      without arguments): abstract or placeholder methods share no state by
+      construction and would each add a component. A name is empty only if all
+      of its definitions are.
 
     Methods inherited from base classes are not nodes (they are not in C's body).
 
 Member references
     Inside a method (its whole body: inner functions, lambdas, comprehensions and
     classes defined there included, but not its decorators or defaults) a
-    *receiver* expression is: the method's first parameter (``self``, or ``cls`` in
-    a class method; static methods have none), C's own name, ``type(<first
+    *receiver* expression is: the method's first positional parameter, whatever
+    its name (``self``, or ``cls`` in a class method or ``__new__``-like hook;
+    ``@staticmethod`` methods and methods without positional parameters have
+    none), C's own name (in every method, static ones included), ``type(<first
     parameter>)`` and ``<first parameter>.__class__``. ``<receiver>.name`` records
     a reference to member ``name``, whether read, written, deleted or called; so
     does ``getattr`` / ``setattr`` / ``hasattr`` / ``delattr`` on a receiver with a
     constant string. An inner function or lambda that rebinds the first parameter's
-    name as a parameter hides the outer receiver. ``super().name`` is not a
-    reference (it names the base class's member).
+    name as a parameter hides the outer receiver in its body. ``super().name`` is
+    not a reference (it names the base class's member), nor is ``other.name`` for
+    any other object.
 
 Edges
     Methods and the members they reference share one namespace, as Python
