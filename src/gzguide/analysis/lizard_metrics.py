@@ -1,0 +1,1025 @@
+"""Per-function metrics equal to what ``lizard -End`` reports for Python, from our one parse.
+
+`lizard <https://github.com/terryyin/lizard>`_ reads Python with a regular
+expression tokenizer and a small state machine; it never builds a syntax tree. Its
+numbers therefore follow its token rules, not Python's grammar. This module
+reproduces those rules on the tokens of :attr:`ParsedModule.tokens` (the engine's
+single tokenize pass) without importing lizard, so that every value equals lizard's
+own. These are lizard 1.24's rules (checked against 1.24.3; other releases may
+count differently):
+
+Which function a token counts for
+    ``def`` starts a function at its *name* token: ``def`` itself (and any
+    decorator or ``async``) counts for the enclosing function. A function's body is
+    tracked by indentation only: at the first token of every physical line (not a
+    comment line, not a line continued by a backslash, not inside a string; but
+    including continuation lines inside brackets, except in a ``def`` header before
+    its closing ``)``), the line's indentation (a tab counts 8) is compared with a
+    stack of indentations. A deeper line pushes a level; the first push after a
+    ``def`` makes that function a level of its own. A shallower line pops levels,
+    unless the line starts with ``)``. Popping a function's level ends the function
+    that is *current*: ordinarily that function, but after a one-line function
+    (``def f(): return 1``), whose body never pushes a level, the one-liner stays
+    current until the next ``def`` or until its enclosing function's level is
+    popped. Lizard then reports the one-liner in place of the enclosing function,
+    and drops one-liners followed by another ``def``. A bracket closed on a line
+    indented less than the body ends the function there.
+
+NLOC
+    A function starts at 1 (its ``def`` line, which also counts for the enclosing
+    function). Each later physical line whose first token is code (not a comment)
+    adds 1, each line joined by a backslash adds 1, and a multi-line string adds
+    the lines it spans. A triple-quoted string then subtracts its line count when
+    the token before it is not one of ``= += -= *= /= %= //= **= &= |= ^= <<= >>=
+    ( [ , return + - * / // %`` (docstrings, but also e.g. ``x = r\"\"\"...\"\"\"``,
+    whose previous token is the prefix ``r``).
+
+Parameters
+    The ``def`` header's tokens up to its ``)`` are split at top-level commas
+    (commas inside brackets of a default value, a lambda head or a ``[...]``
+    annotation do not split). A part counts if it contains a word followed by the
+    end of the part, by `` = ...`` or by `` : ...``: ``self``, ``*args`` and
+    ``**kwargs`` count, a bare ``*`` or ``/`` does not.
+
+CCN
+    1, plus 1 per ``if elif for while except finally and or`` token (comprehension
+    ``for``/``if`` and conditional expressions included), plus 1 per ``case`` that
+    starts a line and is judged a keyword (it is not followed by ``= . : ,`` or an
+    augmented assignment, and if followed by ``(`` or ``[`` a ``:`` follows the
+    closing bracket on the same logical line).
+
+Nesting depth (``-End``, "ND")
+    lizard's nesting extension is written for braces. In Python a depth counter
+    rises by 1 at every ``if for while try def case`` token (and the identifiers
+    ``catch``/``foreach``), except an ``if`` after an ``else`` with no ``{`` or
+    ``;`` in between; it falls by 1 at every ``}`` and at a ``;`` that follows a
+    rise not yet undone by a ``;``; a fall below 0 that comes from ``}`` or from a
+    rise resets it to 0. A ``{`` toggles whether the next rise is undone by ``;``.
+    Dedenting never lowers it, so ND is close to the count of those keywords. The
+    reported value is the maximum reached. ``def`` raises the *enclosing*
+    function's counter.
+
+f-strings
+    The ``{...}`` parts of an f-string are tokenized again as code, so keywords in
+    them count, and a triple-quoted f-string with replacement fields splits into
+    several triple-quoted literal parts, each subject to the NLOC subtraction above.
+
+Functions lizard does not report (one-liners it drops, enclosing functions it
+replaces by a one-liner) still get an entry here: the counts lizard had gathered
+for them when it let them go. See :data:`KNOWN_DIFFERENCES` for where this module
+knowingly does not follow lizard.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tokenize
+from collections.abc import Sequence
+from typing import Any, Final, NamedTuple
+
+from gzguide.analysis.parsed import ParsedModule
+
+__all__ = ["KNOWN_DIFFERENCES", "LizardValues", "lizard_function_metrics"]
+
+#: Where this module knowingly differs from lizard 1.24.x; each is rare in real code.
+KNOWN_DIFFERENCES: Final[tuple[str, ...]] = (
+    # 1
+    "Comment directives are ignored: lizard drops functions marked '#lizard forgive' "
+    "and stops reading a file at a comment containing 'GENERATED CODE' (dropping "
+    "every function still open there and all later ones); here every def is "
+    "measured as if those comments were ordinary comments.",
+    # 2
+    "Functions lizard never reports (a one-line def followed by another def at the "
+    "same level, or a function whose report lizard gives to a one-liner nested in "
+    "it) get the counts lizard had gathered for them when it let them go, which "
+    "lizard itself never shows.",
+    # 3
+    "f-strings that reuse their own quote inside a replacement field (legal from "
+    "Python 3.12) are cut short by lizard's string pattern and the rest of the line "
+    "is read as code; here the f-string is read whole.",
+    # 4
+    "A 'case' at the start of a line inside an f-string replacement field is not "
+    "considered as a soft keyword (lizard may count it for CCN).",
+    # 5
+    "Source with lone carriage returns as line ends: lizard reads files with "
+    "universal newlines, the engine's tokenizer splits lines at '\\n' only.",
+)
+
+
+class LizardValues(NamedTuple):
+    """What ``lizard -End`` reports for one Python function."""
+
+    nloc: int  # lizard's NLOC for the function
+    param_count: int  # lizard's parameter count (self, *args, **kwargs counted)
+    nesting_depth: int  # lizard -End max nesting depth ("ND")
+    ccn: int  # lizard's cyclomatic complexity number
+
+
+def lizard_function_metrics(module: ParsedModule) -> dict[tuple[int, int], LizardValues]:
+    """Keyed by (lineno, col_offset) of every ast.FunctionDef / AsyncFunctionDef in the module.
+
+    Methods and nested functions are included; lambdas are not functions here.
+    """
+    tokens = module.tokens
+    if not tokens:
+        return _fallback(module.tree)
+    return _Emulator(module.text, tokens).run().values()
+
+
+# --------------------------------------------------------------------------- tokens
+
+_NAME: Final = tokenize.NAME
+_OP: Final = tokenize.OP
+_NUMBER: Final = tokenize.NUMBER
+_STRING: Final = tokenize.STRING
+_NL: Final = tokenize.NL
+_NEWLINE: Final = tokenize.NEWLINE
+_COMMENT: Final = tokenize.COMMENT
+_INDENT: Final = tokenize.INDENT
+_DEDENT: Final = tokenize.DEDENT
+_ENDMARKER: Final = tokenize.ENDMARKER
+# Python 3.12+ splits f-strings (3.14: t-strings) into several tokens.
+_FSTART: Final[int] = getattr(tokenize, "FSTRING_START", -101)
+_FEND: Final[int] = getattr(tokenize, "FSTRING_END", -102)
+_TSTART: Final[int] = getattr(tokenize, "TSTRING_START", -103)
+_TEND: Final[int] = getattr(tokenize, "TSTRING_END", -104)
+_STRING_STARTS: Final = frozenset({_FSTART, _TSTART})
+_STRING_ENDS: Final = frozenset({_FEND, _TEND})
+_LINE_ENDS: Final = frozenset({_NL, _NEWLINE})
+_CODE_TYPES: Final = frozenset({_NAME, _OP, _NUMBER})
+_INDENTS: Final = frozenset({_INDENT, _DEDENT})
+_BLANK: Final = frozenset({_NL, _NEWLINE, _INDENT, _DEDENT, _COMMENT})
+
+_BACKSLASH: Final = "\\\n"  # lizard's token for a backslash line continuation
+
+_CCN_WORDS: Final = frozenset({"if", "elif", "for", "while", "except", "finally", "and", "or"})
+_ND_RISE: Final = frozenset({"if", "for", "while", "try", "def", "case", "catch", "foreach"})
+_ND_TOKENS: Final = _ND_RISE | {"else", "{", "}", ";"}
+#: Tokens that need more than line bookkeeping when met outside a def header.
+_INTERESTING: Final = _CCN_WORDS | _ND_TOKENS | {"case"}
+#: Previous tokens after which a triple-quoted string is an operand, not a comment.
+#: ``@=`` is here because lizard splits it into ``@`` ``=``.
+_OPERAND_BEFORE: Final = frozenset(
+    {
+        "=", "+=", "-=", "*=", "/=", "%=", "//=", "**=", "&=", "|=", "^=", "<<=", ">>=",
+        "@=", "(", "return", ",", "[", "+", "-", "*", "/", "//", "%",
+    }
+)  # fmt: skip
+#: After ``case`` at a line start, these make it a plain name (lizard's tokens).
+_CASE_NAME_NEXT: Final = frozenset(
+    {
+        "=", ".", ":", ",", "+=", "-=", "*=", "/=", "%=", "//=", "**=",
+        "&=", "|=", "^=", "<<=", ">>=", ":=",
+    }
+)  # fmt: skip
+#: Operators tokenize keeps whole but lizard reads as two tokens (first, last).
+_OP_SPLIT: Final = {
+    "*=": ("*", "="), "/=": ("/", "="), "%=": ("%", "="), "**=": ("**", "="), "@=": ("@", "="),
+}  # fmt: skip
+_F_PREFIXES: Final = frozenset({"f", "rf", "fr", "bf", "fb"})
+_TRIPLES: Final = ('"""', "'''")
+_OPENERS: Final = frozenset("([{")
+_CLOSERS: Final = frozenset(")]}")
+
+#: A parameter part counts when a word is followed by its end, " = ..." or " : ...".
+_PARAM_PART: Final = re.compile(r"\w+(?:\s=.*)?(?:\s:.*)?$")
+#: Tokens of f-string replacement fields, split as lizard splits code.
+_CODE_TOKEN: Final = re.compile(
+    r"#[^\n]*|//=?"
+    r'|"""(?:\\.|[^"]|"(?!"")|""(?!"))*"""'
+    r"|'''(?:\\.|[^']|'(?!'')|''(?!'))*'''"
+    r"|\w+"
+    r'|"(?:\\.|[^"\\])*"'
+    r"|'(?:\\.|[^'\\])*?'"
+    r"|:=|::|\*\*|<<=|>>=|\|\||&&|===|!==|==|!=|<=|>=|->|=>|\+\+|--|\+=|-=|\^=|&=|\|=|\.\.\."
+    r"|\\\n|\n|[^\S\n]+|.",
+    re.S,
+)
+_FIELD_MARK: Final = re.compile(r"\{\{|\}\}|\{")
+_ROW_END_BACKSLASH: Final = re.compile(r"\\\r?\n")
+_WORD_END: Final = re.compile(r"\w$")
+#: An f-string that may hold something lizard counts: a counted word, ``;`` or a
+#: brace inside a replacement field (conservative: ``{{`` matches too).
+_BUSY_FSTRING: Final = re.compile(
+    r"\b(?:if|elif|for|while|except|finally|and|or|else|try|def|case|catch|foreach)\b|;|\{[^{}]*\{"
+)
+
+# Reader states of a def header.
+_GLOBAL: Final = 0
+_NAME_NEXT: Final = 1  # after ``def``
+_TYPE_PARAMS: Final = 2  # ``def f[T]``
+_PARAMS: Final = 3
+_DEFAULT: Final = 4  # a default value in brackets, or a lambda
+_ANNOTATION: Final = 5  # ``[...]`` in a parameter
+_COLON: Final = 6  # after the closing ``)``
+_FIRST: Final = 7  # first token of the body
+_HEADER_OVER: Final = frozenset({_GLOBAL, _FIRST})
+
+
+def _spaces(text: str) -> int:
+    """Indentation width as lizard counts it: every tab is 8, any other blank is 1."""
+    return len(text) + 7 * text.count("\t")
+
+
+def _is_triple(text: str) -> bool:
+    return text.startswith(_TRIPLES) and len(text) >= 6
+
+
+def _split_prefix(text: str) -> tuple[str, str]:
+    """``rb'x'`` -> ``('rb', "'x'")``."""
+    k = 0
+    while text[k] not in "'\"":
+        k += 1
+    return text[:k], text[k:]
+
+
+def _skip_quoted(body: str, pos: int) -> int:
+    """Index just past the string literal that starts at ``body[pos]``."""
+    n = len(body)
+    quote = body[pos : pos + 3]
+    if quote not in _TRIPLES:
+        quote = body[pos]
+    pos += len(quote)
+    while pos < n:
+        if body[pos] == "\\":
+            pos += 2
+        elif body.startswith(quote, pos):
+            return pos + len(quote)
+        else:
+            pos += 1
+    return n
+
+
+def _field_end(body: str, start: int) -> int:
+    """Index just past the ``}`` that closes the replacement field opened at ``start``."""
+    depth = 1
+    j = start + 1
+    n = len(body)
+    while j < n and depth:
+        c = body[j]
+        if c == '"' or c == "'":
+            j = _skip_quoted(body, j)
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        j += 1
+    return j
+
+
+Piece = tuple[str, bool]  # (token text, comes from a replacement field)
+
+
+def _code_tokens(code: str) -> list[str]:
+    """Tokens of ``code`` as lizard splits them, f-strings in it expanded."""
+    out: list[str] = []
+    raw = _CODE_TOKEN.findall(code)
+    k = 0
+    while k < len(raw):
+        tok = raw[k]
+        nxt = raw[k + 1] if k + 1 < len(raw) else ""
+        if tok.lower() in _F_PREFIXES and nxt[:1] in ("'", '"'):
+            out.append(tok)
+            pieces = _fstring_pieces(nxt)
+            if pieces is None:
+                out.append(nxt)
+            else:
+                out.extend(p for p, _ in pieces)
+            k += 2
+            continue
+        out.append(tok)
+        k += 1
+    return out
+
+
+def _fstring_pieces(quoted: str) -> list[Piece] | None:
+    """lizard's tokens for the body of an f-string (prefix removed); None without fields."""
+    quote = quoted[:3] if quoted[:3] in _TRIPLES else quoted[:1]
+    body = quoted[len(quote) : len(quoted) - len(quote)]
+    out: list[Piece] = []
+    literal: list[str] = []
+    pos = 0
+    search = _FIELD_MARK.search
+    while (m := search(body, pos)) is not None:
+        start = m.start()
+        literal.append(body[pos:start])
+        mark = m.group()
+        if mark != "{":  # "{{" or "}}": one literal brace
+            literal.append(mark[0])
+            pos = m.end()
+            continue
+        end = _field_end(body, start)
+        text = "".join(literal)
+        if text:
+            out.append((quote + text + quote, False))
+        literal = []
+        out.extend((tok, True) for tok in _code_tokens(body[start + 1 : end - 1]))
+        pos = end
+    if not out:
+        return None
+    literal.append(body[pos:])
+    text = "".join(literal)
+    if text:
+        out.append((quote + text + quote, False))
+    return out
+
+
+def _last_piece(pieces: list[Piece]) -> str:
+    """The last token of ``pieces`` that lizard remembers as the previous token."""
+    for text, _ in reversed(pieces):
+        if text != "\n" and not text.isspace() and not text.startswith("#"):
+            return text
+    return ""
+
+
+_new_values: Final = tuple.__new__  # LizardValues without its Python-level __new__
+
+
+class _Func:
+    """lizard's running counts for one function (also its global pseudo-function)."""
+
+    __slots__ = (
+        "after_else",
+        "ccn",
+        "depth",
+        "hidden",
+        "key",
+        "max_depth",
+        "nloc",
+        "parts",
+        "rparen",
+        "toggle",
+    )
+
+    def __init__(self, key: tuple[int, int] = (0, 0)) -> None:
+        self.key = key
+        self.nloc = 1
+        self.ccn = 1
+        self.parts: list[list[str]] = []  # the def header's tokens, split at top-level commas
+        self.rparen = False  # lizard's "long name" of the function ends with ")"
+        self.depth = 0
+        self.max_depth = 0
+        self.hidden = 0
+        self.toggle = False
+        self.after_else = False
+
+    def values(self) -> LizardValues:
+        search = _PARAM_PART.search
+        params = 0
+        for tokens in self.parts:
+            # lizard joins a part's tokens with spaces; a lone name is the common case.
+            if (len(tokens) == 1 and tokens[0].isidentifier()) or search(" ".join(tokens)):
+                params += 1
+        return _new_values(LizardValues, (self.nloc, params, self.max_depth, self.ccn))
+
+    def reset_depth(self) -> None:
+        self.depth = 0
+        self.hidden = 0
+        self.toggle = False
+        self.after_else = False
+
+
+def _depth(f: _Func, s: str) -> None:
+    """lizard's nesting-depth extension, for one of :data:`_ND_TOKENS`."""
+    if s == "else":
+        f.after_else = True
+    elif s == "{":
+        f.after_else = False
+        f.toggle = not f.toggle
+    elif s == ";":
+        f.after_else = False
+        if f.hidden > 0:
+            f.hidden -= 1
+            f.depth -= 1
+    elif s == "}":
+        f.depth -= 1
+        if f.depth < 0:
+            f.reset_depth()
+    elif s == "if" and f.after_else:
+        f.after_else = False
+    else:
+        f.depth += 1
+        if f.depth > f.max_depth:
+            f.max_depth = f.depth
+        if not f.toggle:
+            f.hidden += 1
+            f.toggle = True
+        if f.depth < 0:
+            f.reset_depth()
+
+
+class _Emulator:
+    """One pass over the tokens, keeping lizard's state as lizard would."""
+
+    def __init__(self, text: str, tokens: list[tokenize.TokenInfo]) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.glob = _Func()
+        self.cur = self.glob
+        self.pending: _Func | None = None  # a function whose body level is not pushed yet
+        self.stack: list[_Func | None] = []  # nesting levels: a function or a bare level
+        self.indents = [0]
+        self.state = _GLOBAL
+        self.brackets = 0
+        self.lambdas = 0
+        self.def_key = (0, 0)
+        self.keys: list[tuple[int, int]] = []  # every def, in order
+        self.funcs: dict[tuple[int, int], _Func] = {}
+        self.reported: list[_Func] = []  # functions lizard lists, in its order
+        self.case_end = -1  # last token index read ahead for a ``case``
+        self.case_keyword = False
+        self._offsets: list[int] | None = None
+
+    # ----------------------------------------------------------------- driving
+
+    def run(self) -> _Emulator:
+        tokens = self.tokens
+        interesting = _INTERESTING
+        ccn_words = _CCN_WORDS
+        nd_tokens = _ND_TOKENS
+        triples = _TRIPLES
+        number, string, comment = _NUMBER, _STRING, _COMMENT
+        code_types, line_ends = _CODE_TYPES, _LINE_ENDS
+        indents_dedents = _INDENTS
+        string_starts = _STRING_STARTS
+        busy = _BUSY_FSTRING.search
+        glob = self.glob
+        indents = self.indents
+        read = self._read
+        on_token = self._token
+        read_run = self._read_run
+        first = _FIRST
+        stack = self.stack
+        line_start = True
+        carry: tuple[bool, int, int, int] | None = None  # see _pieces
+        # Only a row whose text ends with a backslash can be joined to the next one,
+        # so rows are compared token by token only while on such a row.
+        joinable = self._backslash_rows()
+        joins = bool(joinable)
+        tabs = "\t" in self.text
+        check = False
+        prev_row = 1  # row where the previous token ended
+        end_row = 0  # row of the last NL/NEWLINE
+        state = _GLOBAL
+        it = enumerate(tokens)
+        for i, tok in it:
+            typ = tok[0]
+            if typ in code_types:
+                s = tok[1]
+                if line_start:
+                    line_start = False
+                    start = tok[2]
+                    row = start[0]
+                    if carry is not None or row - end_row > 1:
+                        state = self._odd_line_start(tok, end_row, carry)
+                        carry = None
+                    else:
+                        cur = self.cur
+                        if cur is glob or cur.rparen:
+                            col = start[1]
+                            spaces = col + 7 * tok[4].count("\t", 0, col) if tabs and col else col
+                            top = indents[-1]
+                            if spaces > top:
+                                indents.append(spaces)
+                                stack.append(self.pending)
+                                self.pending = None
+                            elif spaces < top and s != ")":
+                                self._set_nesting(spaces, False)
+                                cur = self.cur
+                        cur.nloc += 1
+                    prev_row = row
+                    check = joins and row in joinable
+                elif check and tok[2][0] != prev_row:
+                    row = tok[2][0]
+                    state = self._backslashes(row - prev_row)
+                    prev_row = row
+                    check = row in joinable
+                if s in interesting:
+                    if state or s == "def" or s == "case" or tokens[i - 1][0] == number:
+                        state = on_token(i, tok)
+                    else:
+                        cur = self.cur
+                        if s in ccn_words:
+                            cur.ccn += 1
+                        if s in nd_tokens:
+                            _depth(cur, s)
+                elif state == first:  # the body's first token: the header is over
+                    state = self.state = _GLOBAL
+                elif state:
+                    for _ in range(read_run(tokens, i) - 1):
+                        next(it)
+                    state = self.state
+            elif typ in line_ends:
+                row = tok[2][0]
+                if check and not line_start and row != prev_row:
+                    # A backslash before a blank line: lizard counts the join.
+                    state = self._backslashes(row - prev_row)
+                line_start = True
+                carry = None
+                end_row = row
+            elif typ in indents_dedents:
+                continue
+            elif typ == string or typ in string_starts:
+                if line_start:
+                    line_start = False
+                    state = self._odd_line_start(tok, end_row, carry)
+                    carry = None
+                elif check and tok[2][0] != prev_row:
+                    state = self._backslashes(tok[2][0] - prev_row)
+                if typ == string:
+                    s = tok[1]
+                    prev_row = tok[3][0]
+                    check = prev_row in joinable
+                    c = s[0]
+                    if state == first and (c == '"' or c == "'") and s.startswith(triples):
+                        # A docstring: its lines count, then all of them and one more
+                        # are taken back (lizard's first-line rule), so NLOC - 1.
+                        self.cur.nloc -= 1
+                        state = self.state = _GLOBAL
+                        continue
+                    head = s[:5]  # a prefix has at most 2 letters
+                    if "\n" not in s and triples[0] not in head and triples[1] not in head:
+                        if c == '"' or c == "'":
+                            # A plain one-line string only matters inside a def header.
+                            if state:
+                                read(s, False)
+                                state = self.state
+                            continue
+                        if not state and (c == "f" or c == "F") and not busy(s):
+                            continue  # an f-string whose fields hold nothing lizard counts
+                    end = i
+                else:
+                    end = self._string_end(i)
+                    s = self._slice(tok[2], tokens[end][3])
+                    for _ in range(end - i):
+                        next(it)
+                    prev_row = tokens[end][3][0]
+                    check = prev_row in joinable
+                left = self._string(i, s)
+                state = self.state
+                if left is not None:
+                    line_start = True
+                    end_pos = tokens[end][3]
+                    carry = (left[0], left[1], end_pos[0], end_pos[1])
+            elif typ == comment:
+                row = tok[2][0]
+                if check and not line_start and row != prev_row:
+                    # A comment alone on a line joined by a backslash: lizard counts the join.
+                    state = self._backslashes(row - prev_row)
+                    prev_row = row
+                    check = row in joinable
+        self._set_nesting(0, False)
+        return self
+
+    def _backslash_rows(self) -> frozenset[int]:
+        """Rows whose text ends with a backslash (in code, a string or a comment)."""
+        text = self.text
+        rows: list[int] = []
+        row = 1
+        pos = 0
+        for m in _ROW_END_BACKSLASH.finditer(text):
+            row += text.count("\n", pos, m.start())
+            pos = m.start()
+            rows.append(row)
+        return frozenset(rows)
+
+    def values(self) -> dict[tuple[int, int], LizardValues]:
+        funcs = self.funcs
+        out: dict[tuple[int, int], LizardValues] = {}
+        for key in self.keys:
+            func = funcs.get(key)
+            # A def lizard's reader skipped (not seen in valid code): no counts of its own.
+            out[key] = func.values() if func is not None else LizardValues(1, 0, 0, 1)
+        return out
+
+    # ------------------------------------------------------------ line structure
+
+    def _odd_line_start(
+        self, tok: tokenize.TokenInfo, end_row: int, carry: tuple[bool, int, int, int] | None
+    ) -> int:
+        """The first token of a physical line: indentation levels, then its NLOC.
+
+        The plain case is inlined in :meth:`run`; this also covers strings, rows
+        holding only a backslash before ``tok`` and a line ended inside an f-string.
+        """
+        start = tok[2]
+        if carry is None and start[0] - end_row > 1:
+            return self._backslash_lines(end_row + 1, start[0])
+        cur = self.cur
+        if cur is self.glob or cur.rparen:
+            if carry is None:
+                col = start[1]
+                self._set_nesting(_spaces(tok[4][:col]) if col else 0, tok[1] == ")")
+            elif carry[0]:
+                # A newline inside the f-string's last replacement field ended the line.
+                gap = start[1] - carry[3] if start[0] == carry[2] else 0
+                self._set_nesting(carry[1] + max(gap, 0), tok[1] == ")")
+        self.cur.nloc += 1
+        return self.state
+
+    def _set_nesting(self, spaces: int, rparen: bool) -> None:
+        """lizard's indentation step for a line of ``spaces``; ``rparen``: it starts with ``)``."""
+        indents = self.indents
+        stack = self.stack
+        if not rparen and indents[-1] > spaces:
+            self.pending = None
+            while indents[-1] > spaces:
+                indents.pop()
+                if stack.pop() is not None:
+                    # lizard ends the *current* function, then resumes the innermost open one.
+                    self.reported.append(self.cur)
+                    cur = self.glob
+                    for level in reversed(stack):
+                        if level is not None:
+                            cur = level
+                            break
+                    self.cur = cur
+        if indents[-1] < spaces:
+            indents.append(spaces)
+            stack.append(self.pending)
+            self.pending = None
+
+    def _backslash_lines(self, first: int, row: int) -> int:
+        """Rows ``first``..``row - 1`` hold only a backslash (tokenize shows nothing there).
+
+        lizard sees a line starting with its backslash token: indentation is taken
+        there, that line counts twice (the joined line too), and the token on ``row``
+        does not start a line.
+        """
+        cur = self.cur
+        if cur is self.glob or cur.rparen:
+            line = self._slice((first, 0), (first + 1, 0))
+            blank = line[: len(line) - len(line.lstrip())]
+            self._set_nesting(_spaces(blank), False)
+        self.cur.nloc += 1
+        return self._backslashes(row - first)
+
+    def _backslashes(self, count: int) -> int:
+        """Lines joined by backslashes: one lizard token and one NLOC each."""
+        self.cur.nloc += count
+        if self.state:
+            for _ in range(count):
+                self._read(_BACKSLASH, False)
+        return self.state
+
+    # ------------------------------------------------------------------ tokens
+
+    def _token(self, i: int, tok: tokenize.TokenInfo) -> int:
+        """A keyword, brace or semicolon: CCN, nesting depth, def header."""
+        s = tok[1]
+        if tok[0] == _NAME:
+            if i:
+                prev = self.tokens[i - 1]
+                if prev[0] == _NUMBER and prev[3] == tok[2] and _WORD_END.search(prev[1]):
+                    # ``1if``: lizard reads one word, no keyword.
+                    if self.state:
+                        self._read(s, False)
+                    return self.state
+                if s == "def":
+                    start = prev[2] if prev[0] == _NAME and prev[1] == "async" else tok[2]
+                    self.def_key = start
+                    self.keys.append(start)
+                elif s == "case" and self._case_is_keyword(i):
+                    self.cur.ccn += 1
+            elif s == "def":
+                self.def_key = tok[2]
+                self.keys.append(tok[2])
+        cur = self.cur
+        if s in _CCN_WORDS:
+            cur.ccn += 1
+        if s in _ND_TOKENS:
+            _depth(cur, s)
+        if s == "def" and self.state in _HEADER_OVER:
+            self.state = _NAME_NEXT
+        elif self.state:
+            self._read(s, False)
+        return self.state
+
+    def _feed(self, s: str, field: bool) -> None:
+        """One lizard token after line bookkeeping: CCN, nesting depth, def header."""
+        cur = self.cur
+        if s in _CCN_WORDS:
+            cur.ccn += 1
+        if s in _ND_TOKENS:
+            _depth(cur, s)
+        if self.state or s == "def":
+            self._read(s, field)
+
+    def _case_is_keyword(self, i: int) -> bool:
+        """lizard's soft-keyword test for ``case`` (its CCN point), with its read-ahead."""
+        tokens = self.tokens
+        if i <= self.case_end:
+            return self.case_keyword  # read ahead with an earlier ``case``: its verdict
+        j = i - 1
+        while j >= 0 and tokens[j][0] in (_INDENT, _DEDENT):
+            j -= 1
+        if j >= 0 and (tokens[j][0] not in _LINE_ENDS or j <= self.case_end):
+            self.case_keyword = False
+            return False
+        n = len(tokens)
+        j = i + 1
+        while j < n and tokens[j][0] in (_NL, _NEWLINE, _INDENT, _DEDENT):
+            j += 1
+        keyword = True
+        if j < n and tokens[j][0] != _ENDMARKER:
+            head = self._first_lizard_token(tokens[j])
+            if head in _CASE_NAME_NEXT:
+                keyword = False
+            elif head in ("(", "["):
+                keyword = False
+                depth = 1
+                j += 1
+                while j < n:
+                    typ, s = tokens[j][0], tokens[j][1]
+                    if typ == _OP:
+                        if s in _OPENERS:
+                            depth += 1
+                        elif s in _CLOSERS:
+                            depth -= 1
+                        elif s == ":" and depth == 0:
+                            keyword = True
+                            break
+                    elif typ in _LINE_ENDS and depth == 0:
+                        break
+                    j += 1
+        self.case_end = j
+        self.case_keyword = keyword
+        return keyword
+
+    @staticmethod
+    def _first_lizard_token(tok: tokenize.TokenInfo) -> str:
+        typ, s = tok[0], tok[1]
+        if typ == _OP:
+            return _OP_SPLIT[s][0] if s in _OP_SPLIT else s
+        if typ == _STRING or typ in _STRING_STARTS:
+            prefix, rest = _split_prefix(s)
+            return prefix or rest
+        return s
+
+    # ----------------------------------------------------------------- strings
+
+    def _string_end(self, i: int) -> int:
+        """Index of the token closing the (3.12+) f-string or t-string opened at ``i``."""
+        tokens = self.tokens
+        depth = 0
+        for j in range(i, len(tokens)):
+            typ = tokens[j][0]
+            if typ in _STRING_STARTS:
+                depth += 1
+            elif typ in _STRING_ENDS:
+                depth -= 1
+                if depth == 0:
+                    return j
+        return i  # unpaired (not produced by tokenize): read the start token alone
+
+    def _slice(self, start: tuple[int, int], end: tuple[int, int]) -> str:
+        offsets = self._offsets
+        if offsets is None:
+            offsets = [0]
+            offsets.extend(m.end() for m in re.finditer("\n", self.text))
+            self._offsets = offsets
+        return self.text[offsets[start[0] - 1] + start[1] : offsets[end[0] - 1] + end[1]]
+
+    def _string(self, i: int, text: str) -> tuple[bool, int] | None:
+        """A string token (line start already counted). Returns f-string line carry."""
+        prefix, quoted = _split_prefix(text)
+        if prefix:
+            last = prefix
+            if self.state:
+                self._read(prefix, False)
+            if prefix.lower() in _F_PREFIXES and "{" in quoted:
+                pieces = _fstring_pieces(quoted)
+                if pieces is not None:
+                    return self._pieces(pieces, prefix)
+        else:
+            last = self._previous(i)
+        cur = self.cur
+        lines = quoted.count("\n")
+        cur.nloc += lines
+        if _is_triple(quoted) and last not in _OPERAND_BEFORE:
+            cur.nloc -= lines + 1
+        if self.state == _FIRST:  # a docstring (its NLOC is handled above)
+            self.state = _GLOBAL
+        elif self.state:
+            self._read(quoted, False)
+        return None
+
+    def _pieces(self, pieces: list[Piece], last: str) -> tuple[bool, int] | None:
+        """The tokens of an expanded f-string, run through lizard's whole pipeline."""
+        newline = False  # lizard's line counter saw a newline (inside a field)
+        leading = False  # lizard still reads a line's leading blanks
+        spaces = 0
+        for text, field in pieces:
+            if text == "\n":
+                newline = leading = True
+                spaces = 0
+                continue
+            if text.isspace():
+                if leading:
+                    spaces += _spaces(text)
+                continue
+            if text[0] == "#":
+                leading = False
+                continue
+            if leading:
+                leading = False
+                cur = self.cur
+                if cur is self.glob or cur.rparen:
+                    self._set_nesting(spaces, text.startswith(")"))
+            lines = text.count("\n")
+            cur = self.cur
+            cur.nloc += lines + newline
+            newline = False
+            if _is_triple(text) and last not in _OPERAND_BEFORE:
+                cur.nloc -= lines + 1
+            self._feed(text, field)
+            last = text
+        return (leading, spaces) if newline else None
+
+    def _previous(self, i: int) -> str:
+        """The token lizard saw last before token ``i`` (comments and newlines skipped)."""
+        tokens = self.tokens
+        row = tokens[i][2][0]
+        j = i - 1
+        crossed = False
+        while j >= 0 and tokens[j][0] in _BLANK:
+            crossed = crossed or tokens[j][0] in _LINE_ENDS
+            j -= 1
+        if j < 0:
+            return ""
+        prev = tokens[j]
+        if not crossed and prev[3][0] < row:
+            return _BACKSLASH
+        typ, s = prev[0], prev[1]
+        if typ == _OP:
+            return _OP_SPLIT[s][1] if s in _OP_SPLIT else s
+        if typ in _STRING_ENDS:
+            k = j
+            depth = 0
+            while k > 0:
+                if tokens[k][0] in _STRING_ENDS:
+                    depth += 1
+                elif tokens[k][0] in _STRING_STARTS:
+                    depth -= 1
+                    if depth == 0:
+                        break
+                k -= 1
+            s = self._slice(tokens[k][2], prev[3])
+            typ = _STRING
+        if typ == _STRING:
+            prefix, quoted = _split_prefix(s)
+            if prefix.lower() in _F_PREFIXES:
+                pieces = _fstring_pieces(quoted)
+                if pieces is not None:
+                    return _last_piece(pieces)
+            return quoted
+        return s
+
+    # -------------------------------------------------------------- def header
+
+    def _read(self, s: str, field: bool) -> None:
+        """One token for the reader (``field``: from an f-string replacement field)."""
+        self._read_run(((_NAME, s, (0, 0)),), 0, field)
+
+    def _read_run(self, tokens: Sequence[tuple[Any, ...]], i: int, field: bool = False) -> int:
+        """lizard's reader state machine, which only matters from ``def`` to the body.
+
+        Reads ``tokens[i]``, then the plain tokens that follow it on the same row
+        (names, numbers and operators that count for nothing but the def header),
+        until the header is over; returns how many tokens it read. Tokens from an
+        f-string replacement field (``field``) stick to the current parameter.
+        """
+        state = self.state
+        cur = self.cur
+        parts = cur.parts
+        part = parts[-1] if parts else None
+        rparen = cur.rparen
+        brackets = self.brackets
+        lambdas = self.lambdas
+        interesting = _INTERESTING
+        code_types = _CODE_TYPES
+        openers, closers, over = _OPENERS, _CLOSERS, _HEADER_OVER
+        global_, name_next, type_params, params = _GLOBAL, _NAME_NEXT, _TYPE_PARAMS, _PARAMS
+        default, annotation, colon, first = _DEFAULT, _ANNOTATION, _COLON, _FIRST
+        row = tokens[i][2][0]
+        j = i
+        n = len(tokens)
+        s = tokens[i][1]
+        while True:
+            j += 1
+            while True:  # ``continue`` reads ``s`` again in the new state
+                if state == params:
+                    if field:
+                        rparen = s[-1] == ")"
+                        if part is not None:
+                            part.append(s)
+                    elif s == ")":
+                        rparen = True
+                        state = colon
+                    elif s == "[":
+                        rparen = False
+                        brackets = 1
+                        state = annotation
+                    elif s == "(" or s == "{" or s == "lambda":
+                        brackets = 0
+                        lambdas = 0
+                        state = default
+                        continue
+                    else:  # lizard's add_parameter: a top-level comma starts a new part
+                        rparen = s[-1] == ")"
+                        if part is None:
+                            part = [s]
+                            parts.append(part)
+                        elif s == ",":
+                            part = []
+                            parts.append(part)
+                        else:
+                            part.append(s)
+                elif state == default:
+                    rparen = s[-1] == ")"
+                    if field or s == ",":
+                        if part is not None:
+                            part.append(s)
+                        if field:
+                            break
+                    elif part is None:
+                        part = [s]
+                        parts.append(part)
+                    else:
+                        part.append(s)
+                    if s in openers:
+                        brackets += 1
+                    elif s in closers:
+                        brackets -= 1
+                    elif s == "lambda" and brackets == 0:
+                        lambdas += 1
+                    elif s == ":" and brackets == 0 and lambdas:
+                        lambdas -= 1
+                    if brackets < 0 or (brackets == 0 and lambdas == 0):
+                        state = params
+                elif state == name_next:
+                    if s == "[":
+                        brackets = 0
+                        state = type_params
+                        continue
+                    if s != "(":
+                        cur.rparen = rparen
+                        cur = _Func(self.def_key)
+                        parts = cur.parts
+                        part = None
+                        rparen = False
+                        self.cur = cur
+                        self.pending = cur
+                        self.funcs[self.def_key] = cur
+                    else:
+                        rparen = False
+                        state = params
+                elif state == annotation:
+                    rparen = s[-1] == ")"
+                    if not field:
+                        brackets += 1 if s == "[" else -1 if s == "]" else 0
+                        if brackets == 0:
+                            state = params
+                elif state == type_params:
+                    if s == "def" or s == "class":
+                        brackets = 0
+                        state = global_
+                        continue
+                    rparen = s[-1] == ")"
+                    brackets += 1 if s == "[" else -1 if s == "]" else 0
+                    if brackets == 0:
+                        state = name_next
+                elif state == colon:
+                    state = first if s == ":" else global_
+                elif state == global_:
+                    if s == "def":
+                        state = name_next
+                else:  # first: a docstring here is handled with the other triple-quoted strings
+                    state = name_next if s == "def" else global_
+                break
+            if state in over or j >= n:
+                break
+            t = tokens[j]
+            s = t[1]
+            if t[0] not in code_types or t[2][0] != row or s in interesting:
+                break
+        cur.rparen = rparen
+        self.state = state
+        self.brackets = brackets
+        self.lambdas = lambdas
+        return j - i
+
+
+def _fallback(tree: ast.Module) -> dict[tuple[int, int], LizardValues]:
+    """Without tokens (tokenizer rejected parsed source): line span, AST parameters, no counts."""
+    out: dict[tuple[int, int], LizardValues] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            params = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs)
+            params += (a.vararg is not None) + (a.kwarg is not None)
+            end = node.end_lineno or node.lineno
+            out[(node.lineno, node.col_offset)] = LizardValues(end - node.lineno + 1, params, 0, 1)
+    return out
