@@ -28,25 +28,9 @@ from gzguide.analysis.thresholds import (
     parse_thresholds,
 )
 from gzguide.workspace import WORKSPACE_TABLE
+from tables import table
 
 # -- bands ---------------------------------------------------------------------------
-
-
-def table(*rows: tuple[str, float, str]) -> bytes:
-    return json.dumps(
-        {
-            "corpus_revision": 1,
-            "citation": {
-                "distilled_characteristics_path": "docs/governance/complexity/x.md",
-                "section_anchor": "x",
-                "corpus_revision": 1,
-            },
-            "bands": [
-                {"metric": m, "corpus_percentile": 75, "absolute_number": v, "trigger_semantic": t}
-                for m, v, t in rows
-            ],
-        }
-    ).encode()
 
 
 @pytest.mark.parametrize(

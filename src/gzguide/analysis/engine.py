@@ -3,65 +3,170 @@
 ``parse_module`` (one parse) -> ``measure`` (every metric, threshold-free) ->
 ``evaluate`` (bands of the active thresholds, archetypes, advice). The split lets a
 cache keep a file's measurements and re-evaluate them when the thresholds change.
+
+Metrics, each at the granularity its thresholds were measured at:
+
+* per function (every ``def``, methods and nested functions): ``radon_cc``,
+  ``lizard_nloc``, ``lizard_param_count``, ``lizard_nesting_depth``, ``lizard_ccn``;
+* per class: ``cohesion_lcom4``;
+* per module (line 1 to the last line): ``radon_mi``, ``radon_hal_volume``,
+  ``radon_hal_difficulty``, ``radon_hal_effort``, ``radon_raw_nloc`` (radon's
+  ``sloc``), ``radon_raw_lloc``.
+
+``radon_cc`` and ``lizard_ccn`` both count a function's decision points. So that
+two hints never say the same thing about the same lines, a function's
+``lizard_ccn`` hint is emitted only when its ``radon_cc`` is below its own advise
+boundary (lizard counts some constructs radon does not, and vice versa); when
+``radon_cc`` is in its band or past its gate, ``radon_cc`` speaks for both.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ast
+from dataclasses import dataclass, field
 
 from radon.visitors import ComplexityVisitor
 
-from gzguide.analysis.advice import WRITERS, advise
+from gzguide.analysis.advice import ADVISED_METRICS, Subject, advise
+from gzguide.analysis.archetypes import FileContext, classify
 from gzguide.analysis.cc import function_complexities
+from gzguide.analysis.cohesion import class_cohesion
+from gzguide.analysis.lines import LineIndex
+from gzguide.analysis.lizard_metrics import LizardValues, lizard_function_metrics
 from gzguide.analysis.measure import Measurement
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
+from gzguide.analysis.module_metrics import ModuleValues, module_metrics
 from gzguide.analysis.parsed import ParsedModule, parse_module
-from gzguide.analysis.scopes import collect_scopes
+from gzguide.analysis.scopes import Scope, collect_scopes
 from gzguide.analysis.thresholds import Position, Thresholds
 
 _IN_BAND = (Position.APPROACHING, Position.APPROACHING_WARN)
-UNCLASSIFIED = "unclassified"
 
 
 @dataclass(eq=False, slots=True)
 class Measured:
-    """A parsed file version and all of its measurements."""
+    """What a cache keeps of one file version: its tree, lines, definitions and values.
 
-    module: ParsedModule
+    Not the source text nor its tokens: they are only needed while measuring, and
+    the tokens alone would take more memory than the tree.
+    """
+
+    tree: ast.Module
+    lines: LineIndex
+    scopes: list[Scope]
     measurements: list[Measurement]
+    #: Facts the advice may quote, keyed by (metric, start_line, end_line).
+    facts: dict[tuple[str, int, int], dict[str, object]] = field(default_factory=dict)
+
+
+#: The lizard figures behind each function metric.
+_LIZARD_FIELDS = (
+    ("lizard_nloc", "nloc"),
+    ("lizard_param_count", "param_count"),
+    ("lizard_nesting_depth", "nesting_depth"),
+    ("lizard_ccn", "ccn"),
+)
+
+
+def _function_measurements(
+    s: Scope, complexity: int, lizard: LizardValues | None
+) -> list[Measurement]:
+    found = [Measurement("radon_cc", float(complexity), s.start_line, s.end_line, s)]
+    if lizard is not None:
+        found.extend(
+            Measurement(metric, float(getattr(lizard, name)), s.start_line, s.end_line, s)
+            for metric, name in _LIZARD_FIELDS
+        )
+    return found
+
+
+def _module_measurements(values: ModuleValues, last_line: int) -> list[Measurement]:
+    return [
+        Measurement(metric, float(value), 1, last_line)
+        for metric, value in (
+            ("radon_mi", values.mi),
+            ("radon_hal_volume", values.hal_volume),
+            ("radon_hal_difficulty", values.hal_difficulty),
+            ("radon_hal_effort", values.hal_effort),
+            ("radon_raw_nloc", values.sloc),
+            ("radon_raw_lloc", values.lloc),
+        )
+    ]
 
 
 def measure(module: ParsedModule) -> Measured:
+    """Every metric of the module, from its one parse and at most one tokenize pass."""
     scopes = collect_scopes(module.tree)
     visitor = ComplexityVisitor.from_ast(module.tree)
     complexities = function_complexities(visitor, scopes)
-    measurements = [
-        Measurement("radon_cc", float(complexities[s.key]), s.start_line, s.end_line, s)
-        for s in scopes
-        if s.is_function
-    ]
-    return Measured(module, measurements)
+    lizard = lizard_function_metrics(module)
+    cohesion = class_cohesion(module)
+    out: list[Measurement] = []
+    facts: dict[tuple[str, int, int], dict[str, object]] = {}
+    for s in scopes:
+        if s.is_function:
+            out.extend(_function_measurements(s, complexities[s.key], lizard.get(s.key)))
+            continue
+        found = cohesion.get(s.key)
+        if found is not None:
+            out.append(
+                Measurement("cohesion_lcom4", float(found.lcom4), s.start_line, s.end_line, s)
+            )
+            facts[("cohesion_lcom4", s.start_line, s.end_line)] = {"components": found.components}
+    out.extend(
+        _module_measurements(module_metrics(module, visitor.total_complexity), module.last_line)
+    )
+    return Measured(module.tree, module.lines, scopes, out, facts)
+
+
+def _radon_cc_positions(
+    measured: Measured, thresholds: Thresholds
+) -> dict[tuple[int, int], Position]:
+    band = thresholds.band("radon_cc")
+    if band is None:
+        return {}
+    return {
+        m.scope.key: band.position(m.value)
+        for m in measured.measurements
+        if m.metric == "radon_cc" and m.scope is not None
+    }
 
 
 def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
     """The findings of a measured file under ``thresholds``, in contract order."""
-    lines = measured.module.lines
+    lines = measured.lines
+    ctx = FileContext(measured.tree, measured.scopes)
+    radon_cc = _radon_cc_positions(measured, thresholds)
     findings: list[Finding] = []
     for m in measured.measurements:
         band = thresholds.band(m.metric)
-        if band is None or m.metric not in WRITERS:
+        if band is None or m.metric not in ADVISED_METRICS:
             continue
         position = band.position(m.value)
         if position not in _IN_BAND:
             continue
-        archetype = UNCLASSIFIED
-        text = advise(m, band, position, archetype)
+        if (
+            m.metric == "lizard_ccn"
+            and m.scope is not None
+            and radon_cc.get(m.scope.key, Position.BELOW) is not Position.BELOW
+        ):
+            continue  # radon_cc speaks for this function's complexity
+        classification = classify(m, ctx)
+        subject = Subject(
+            m,
+            band,
+            position,
+            classification,
+            ctx,
+            measured.facts.get((m.metric, m.start_line, m.end_line), {}),
+        )
+        text = advise(subject)
         findings.append(
             Finding(
                 metric=m.metric,
                 precedence_band=position.value,
                 crossing_value=m.value,
-                archetype=archetype,
+                archetype=classification.archetype,
                 headline=text.headline,
                 move=text.move,
                 start_line=m.start_line,
@@ -75,7 +180,7 @@ def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
 
 
 def analyze_bytes(data: bytes, thresholds: Thresholds) -> FileReport:
-    """Findings for one file's bytes; empty when they are not parseable Python."""
+    """Findings for one file's bytes; empty when they are not analyzable Python."""
     module = parse_module(data)
     if module is None:
         return EMPTY_REPORT

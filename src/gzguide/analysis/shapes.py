@@ -426,7 +426,7 @@ def message_chain(scope: Scope | None, body: list[ast.stmt], min_links: int) -> 
         return None
     links, expr = best
     return Evidence(
-        summary=f"`{_text(expr)}` reaches through {links} links (line {expr.lineno})",
+        summary=f"`{_text(expr, 90)}` reaches through {links} links (line {expr.lineno})",
         lines=(expr.lineno,),
         names=(_text(expr),),
     )

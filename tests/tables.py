@@ -1,0 +1,23 @@
+"""Building threshold tables for tests."""
+
+from __future__ import annotations
+
+import json
+
+
+def table(*rows: tuple[str, float, str]) -> bytes:
+    """A valid threshold document with one band row per (metric, number, trigger)."""
+    return json.dumps(
+        {
+            "corpus_revision": 1,
+            "citation": {
+                "distilled_characteristics_path": "docs/governance/complexity/x.md",
+                "section_anchor": "x",
+                "corpus_revision": 1,
+            },
+            "bands": [
+                {"metric": m, "corpus_percentile": 75, "absolute_number": v, "trigger_semantic": t}
+                for m, v, t in rows
+            ],
+        }
+    ).encode()
