@@ -28,7 +28,7 @@ from gzguide.analysis.thresholds import (
     parse_thresholds,
 )
 from gzguide.workspace import WORKSPACE_TABLE
-from tables import table
+from tables import ALL_METRICS, table
 
 # -- bands ---------------------------------------------------------------------------
 
@@ -113,20 +113,7 @@ def test_invalid_tables_are_rejected(data: bytes) -> None:
 
 
 def test_the_embedded_table_has_every_metric() -> None:
-    assert set(default_thresholds().bands) == {
-        "radon_cc",
-        "radon_mi",
-        "radon_hal_volume",
-        "radon_hal_difficulty",
-        "radon_hal_effort",
-        "radon_raw_nloc",
-        "radon_raw_lloc",
-        "lizard_nloc",
-        "lizard_param_count",
-        "lizard_nesting_depth",
-        "lizard_ccn",
-        "cohesion_lcom4",
-    }
+    assert set(default_thresholds().bands) == ALL_METRICS
 
 
 # -- the workspace table ----------------------------------------------------------------

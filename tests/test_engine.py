@@ -20,21 +20,6 @@ from gzguide.analysis.thresholds import default_thresholds, parse_thresholds
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
-ALL_METRICS = {
-    "radon_cc",
-    "radon_mi",
-    "radon_hal_volume",
-    "radon_hal_difficulty",
-    "radon_hal_effort",
-    "radon_raw_nloc",
-    "radon_raw_lloc",
-    "lizard_nloc",
-    "lizard_param_count",
-    "lizard_nesting_depth",
-    "lizard_ccn",
-    "cohesion_lcom4",
-}
-
 
 def pinned(findings: list[Finding]) -> list[tuple[str, int, int, float, str, str]]:
     return [
@@ -163,8 +148,8 @@ _LIZARD_INDEX = {
 
 
 def test_hint_values_agree_with_radon_and_lizard_and_every_metric_appears() -> None:
-    seen: dict[str, int] = dict.fromkeys(ALL_METRICS, 0)
-    compared: dict[str, int] = dict.fromkeys(ALL_METRICS, 0)
+    seen: dict[str, int] = dict.fromkeys(tables.ALL_METRICS, 0)
+    compared: dict[str, int] = dict.fromkeys(tables.ALL_METRICS, 0)
     table = default_thresholds()
     for path in _corpus():
         data = path.read_bytes()
