@@ -117,6 +117,14 @@ def checks(rows: list[Row], memory: dict[str, Any]) -> list[Check]:
             1.2,
         ),
         _ratio_check(
+            "engine_vs_parse_visitors_floor",
+            "cold analysis in-process ≤ 1.25× ast.parse + cc_visit_ast + h_visit_ast + raw.analyze",
+            rows,
+            "engine_floor",
+            "parse_visitors_floor",
+            1.25,
+        ),
+        _ratio_check(
             "startup_vs_interpreter_imports",
             "startup p50 ≤ 1.5× interpreter + `import msgspec, structlog`",
             rows,

@@ -50,6 +50,7 @@ def run(plan: Plan, progress: Progress) -> tuple[list[Row], dict[str, Any], dict
                 ("cursor-scoped analyze", scenarios.cursor),
                 ("directory", scenarios.directory),
                 ("editing session", scenarios.editing),
+                ("engine floor", scenarios.engine_floor),
             ):
                 progress.say(f"{name} ...")
                 rows += scenario(bench)

@@ -693,3 +693,60 @@ def _progress(items: list[Path], bench: Bench, label: str) -> Iterator[Path]:
         yield item
         if index % step == 0:
             bench.progress.say(f"{label}: {index}/{len(items)}")
+
+
+# -- 8. the engine against its floor, in-process ---------------------------------------
+
+
+def engine_floor(bench: Bench) -> list[Row]:
+    """Cold analysis in one process: the engine against parse + radon's own visitors.
+
+    The floor is what any tool computing these metrics with radon must pay on the
+    same source: ``ast.parse``, ``cc_visit_ast``, ``h_visit_ast`` and
+    ``radon.raw.analyze``. The engine does all of that work's equivalent and more
+    (lizard metrics, cohesion, classification, advice) from one parse and one
+    tokenize pass. Both run in this process, interleaved.
+    """
+    import ast
+
+    from radon.complexity import cc_visit_ast
+    from radon.metrics import h_visit_ast
+    from radon.raw import analyze
+
+    from gzguide.analysis.engine import evaluate, measure
+    from gzguide.analysis.parsed import parse_module
+    from gzguide.analysis.thresholds import default_thresholds
+
+    data = bench.module.read_bytes()
+    text = data.decode("utf-8")
+    table = default_thresholds()
+
+    def engine(_i: int) -> int:
+        started = time.perf_counter_ns()
+        module = parse_module(data)
+        assert module is not None
+        evaluate(measure(module), table)
+        return time.perf_counter_ns() - started
+
+    def floor(_i: int) -> int:
+        started = time.perf_counter_ns()
+        tree = ast.parse(text)
+        cc_visit_ast(tree)
+        h_visit_ast(tree)
+        analyze(text)
+        return time.perf_counter_ns() - started
+
+    series = Series(
+        "engine_cold", "engine, cold", "parse, every metric, archetypes and advice, in-process"
+    )
+    floor_s = _baseline(
+        "parse_visitors_floor",
+        "parse + visitors",
+        "ast.parse + cc_visit_ast + h_visit_ast + radon.raw.analyze on the same source",
+    )
+    engine(0), floor(0)  # unmeasured: imports and first-call costs
+    bench.interleave(
+        "engine floor", [Arm(series, engine), Arm(floor_s, floor)], bench.plan.cold_iterations, 60.0
+    )
+    size = f"{bench.module_lines:,}-line stdlib `{bench.module.name}`"
+    return [Row("engine_floor", f"cold analysis in-process: {size}", series, [floor_s])]

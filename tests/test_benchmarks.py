@@ -27,12 +27,14 @@ SCENARIOS = {
     "directory_warm",
     "edit_session_edited",
     "edit_session_unchanged",
+    "engine_floor",
     "memory_run",
 }
 CHECKS = {
     "warm_vs_bare_round_trip",
     "cold_pool_vs_workers_0",
     "startup_vs_interpreter_imports",
+    "engine_vs_parse_visitors_floor",
     "memory_after_3000_files",
     "memory_growth_second_half",
     "logging_overhead",
@@ -48,6 +50,7 @@ BASELINES = {
     "directory_warm": {"naive_server", "radon_process"},
     "edit_session_edited": {"naive_server", "radon_process"},
     "edit_session_unchanged": {"naive_server", "radon_process"},
+    "engine_floor": {"parse_visitors_floor"},
     "memory_run": set(),
 }
 SUMMARY_FIELDS = ("median_ms", "p95_ms", "p99_ms", "mean_ms", "min_ms", "max_ms")

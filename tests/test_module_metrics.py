@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import sysconfig
-import timeit
 from pathlib import Path
 
 import pytest
@@ -194,15 +193,3 @@ def test_tokenizer_failure_gives_zeros() -> None:
     module = _parse("x = 1\n")
     module.tokens.clear()  # as if the tokenizer had rejected the text
     assert tuple(raw_counts(module)) == (0, 0, 0, 0, 0, 0, 0)
-
-
-def test_faster_than_radon_raw_analyze() -> None:
-    """Our share of module_metrics (all but h_visit_ast) costs far less than analyze."""
-    path = Path(sysconfig.get_paths()["stdlib"]) / "typing.py"
-    module = parse_module(path.read_bytes())
-    assert module is not None
-    assert module.last_line > 2500
-    module.tokens  # noqa: B018 - the shared tokenize pass, paid once by the engine
-    ours = min(timeit.repeat(lambda: raw_counts(module), number=1, repeat=3))
-    radons = min(timeit.repeat(lambda: analyze(module.text), number=1, repeat=3))
-    assert ours * 3 < radons, (ours, radons)

@@ -109,7 +109,8 @@ def run_server(args: argparse.Namespace) -> int:
 
     root = os.path.abspath(args.root or os.getcwd())
     table = thresholds_path(root)
-    logs.configure(args.log_level, logs.open_log_fd(args.log_file), process="frontend")
+    log_fd = logs.open_log_fd(args.log_file)
+    logs.configure(args.log_level, log_fd, deferred=True, process="frontend")
     log = logs.get_logger()
     workers = (os.cpu_count() or 1) if args.workers is None else args.workers
     backend, pool = _make_backend(args, root, workers, logs.event_sink(log))
@@ -124,9 +125,17 @@ def run_server(args: argparse.Namespace) -> int:
         thresholds=table if os.path.exists(table) else "embedded",
     )
     try:
-        return serve(service, log, out_fd, companion=pool, request_fields=lambda: service.last)
+        return serve(
+            service,
+            log,
+            out_fd,
+            companion=pool,
+            request_fields=lambda: service.last,
+            idle=logs.flush,
+        )
     finally:
         backend.close()
+        logs.flush()
 
 
 def _make_backend(

@@ -104,6 +104,8 @@ class Server:
         self.request_fields = request_fields
         self.requests = 0
         self.started = time.monotonic()
+        #: Called whenever the server is about to wait for input (it flushes logs).
+        self.idle: Callable[[], None] = lambda: None
 
     def send(self, reply: Reply) -> None:
         write_all(self.out_fd, encode_frame(encode_response(reply.response)))
@@ -113,7 +115,9 @@ class Server:
 
         The output descriptor is polled for no event at all: only an error or hang-up
         is reported, which is how a client that closed our stdout shows up, so an idle
-        server notices at once instead of at its next write.
+        server notices at once instead of at its next write. Each wait starts with a
+        look that does not block; only when nothing is there is :attr:`idle` called
+        (held-back log lines written) and the wait made to block.
         """
         companion = self.companion
         while True:
@@ -123,8 +127,12 @@ class Server:
             watched = companion.watch_fds() if companion is not None else []
             for fd in watched:
                 poller.register(fd, select.POLLIN)
+            events = poller.poll(0)
+            if not events:
+                self.idle()  # nothing to do right now: write what was held back
+                events = poller.poll(None)
             ready = False
-            for fd, _mask in poller.poll():
+            for fd, _mask in events:
                 if fd == self.in_fd:
                     ready = True
                 elif fd == self.out_fd:
@@ -204,10 +212,16 @@ def serve(
     in_fd: int = 0,
     companion: Companion | None = None,
     request_fields: Callable[[], dict[str, Any]] | None = None,
+    idle: Callable[[], None] | None = None,
 ) -> int:
-    """Run the server on ``in_fd``/``out_fd``; returns the process exit status."""
+    """Run the server on ``in_fd``/``out_fd``; returns the process exit status.
+
+    ``idle`` is called whenever the server is about to wait for input.
+    """
     signal.signal(signal.SIGTERM, _raise_exit)
     server = Server(analyzer, in_fd, out_fd, log, companion, request_fields)
+    if idle is not None:
+        server.idle = idle
     gc.freeze()  # what start-up loaded lives for good: keep it out of every collection
     reason = "unknown"
     code = 0

@@ -1,14 +1,21 @@
 """Structured logs: one JSON object per line, to stderr or an appended file, never stdout.
 
-Each line is written with a single ``write`` call on an unbuffered descriptor
-(``O_APPEND`` for a file), so lines from the frontend and its workers never
-interleave mid-line. Every line starts with ``ts`` (ISO-8601 UTC), ``level`` and
-``event``; the rest are the event's own fields.
+Lines reach the descriptor (``O_APPEND`` for a file) in ``write`` calls that each
+carry whole lines and, where there are several, at most ``PIPE_BUF`` bytes, so lines
+from the frontend and its workers never interleave mid-line, on a pipe or a file.
+Every line starts with ``ts`` (ISO-8601 UTC), ``level`` and ``event``; the rest are
+the event's own fields.
+
+A process may hold its lines back (:func:`configure` with ``deferred=True``) and
+write them with :func:`flush`: the frontend does, flushing whenever it is about to
+wait for input, so a burst of back-to-back requests costs one write for many
+lines while a line still reaches the log as soon as the server is idle.
 """
 
 from __future__ import annotations
 
 import os
+import select
 from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -42,25 +49,79 @@ def open_log_fd(log_file: str | None) -> int:
     return os.dup(2)
 
 
+#: Whole lines that may share one write: PIPE_BUF, the size a pipe writes atomically.
+ATOMIC_WRITE: Final = getattr(select, "PIPE_BUF", 4096)
+#: Held-back lines are written once this many are waiting, idle or not.
+MAX_HELD_LINES: Final = 256
+
+
+class LineSink:
+    """Writes rendered lines to a descriptor, at once or held back until :meth:`flush`."""
+
+    def __init__(self, fd: int, deferred: bool) -> None:
+        self.fd = fd
+        self.deferred = deferred
+        self._held: list[bytes] = []
+
+    def msg(self, message: bytes) -> None:
+        self._held.append(message + b"\n")
+        if not self.deferred or len(self._held) >= MAX_HELD_LINES:
+            self.flush()
+
+    log = debug = info = warning = warn = error = critical = exception = fatal = msg
+
+    def flush(self) -> None:
+        held, self._held = self._held, []
+        chunk: list[bytes] = []
+        size = 0
+        for line in held:
+            if chunk and size + len(line) > ATOMIC_WRITE:
+                self._write(b"".join(chunk))
+                chunk, size = [], 0
+            chunk.append(line)
+            size += len(line)
+        if chunk:
+            self._write(b"".join(chunk))
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self.fd, view) :]
+        except OSError:
+            pass  # a log that cannot be written must never take the server down
+
+
 _context: dict[str, Any] = {}
+_sinks: list[LineSink] = []
 
 
-def configure(level: str = "info", log_fd: int | None = None, **context: Any) -> None:
+def configure(
+    level: str = "info", log_fd: int | None = None, deferred: bool = False, **context: Any
+) -> None:
     """Route structlog to ``log_fd`` (stderr when None) at ``level`` and above.
 
     ``context`` (e.g. ``process="frontend"``) and the process id are carried by
-    every line of loggers from :func:`get_logger`.
+    every line of loggers from :func:`get_logger`. With ``deferred``, lines wait
+    for :func:`flush` (or for ``MAX_HELD_LINES`` of them).
     """
     fd = os.dup(2) if log_fd is None else log_fd
-    sink = os.fdopen(fd, "wb", buffering=0)
+    sink = LineSink(fd, deferred)
+    _sinks[:] = [sink]
     structlog.configure(
         processors=[_render],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.BytesLoggerFactory(sink),
+        logger_factory=lambda *args: sink,
         cache_logger_on_first_use=True,
     )
     _context.clear()
     _context.update(context, pid=os.getpid())
+
+
+def flush() -> None:
+    """Write every held-back line now."""
+    for sink in _sinks:
+        sink.flush()
 
 
 def get_logger() -> Any:
