@@ -36,6 +36,8 @@ from gzguide.messages import encode_response
 from gzguide.session import Analyzer, Reply, Session
 
 READ_CHUNK: Final = 64 * 1024
+#: How long without input before the server counts as idle.
+IDLE_AFTER_MS: Final = 5
 
 
 class OutputClosed(Exception):
@@ -116,8 +118,8 @@ class Server:
         The output descriptor is polled for no event at all: only an error or hang-up
         is reported, which is how a client that closed our stdout shows up, so an idle
         server notices at once instead of at its next write. Each wait starts with a
-        look that does not block; only when nothing is there is :attr:`idle` called
-        (held-back log lines written) and the wait made to block.
+        short one (``IDLE_AFTER_MS``); only when nothing arrived is :attr:`idle` called
+        (held-back log lines written) and the wait made open-ended.
         """
         companion = self.companion
         while True:
@@ -127,9 +129,9 @@ class Server:
             watched = companion.watch_fds() if companion is not None else []
             for fd in watched:
                 poller.register(fd, select.POLLIN)
-            events = poller.poll(0)
+            events = poller.poll(IDLE_AFTER_MS)
             if not events:
-                self.idle()  # nothing to do right now: write what was held back
+                self.idle()  # nothing to do for a moment: write what was held back
                 events = poller.poll(None)
             ready = False
             for fd, _mask in events:

@@ -7,15 +7,18 @@ Every line starts with ``ts`` (ISO-8601 UTC), ``level`` and ``event``; the rest 
 the event's own fields.
 
 A process may hold its lines back (:func:`configure` with ``deferred=True``) and
-write them with :func:`flush`: the frontend does, flushing whenever it is about to
-wait for input, so a burst of back-to-back requests costs one write for many
-lines while a line still reaches the log as soon as the server is idle.
+write them with :func:`flush`: the frontend does, flushing once it has had no
+input for a few milliseconds (a group commit), so a burst of back-to-back requests
+costs one write for many lines, while a line still reaches the log within a few
+milliseconds of the server going idle, and never later than ``MAX_HELD_SECONDS``
+under load.
 """
 
 from __future__ import annotations
 
 import os
 import select
+import time
 from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -28,8 +31,18 @@ LEVELS: Final = ("debug", "info", "warning", "error")
 _encoder: Final = msgspec.json.Encoder(enc_hook=repr)
 
 
+_second: list[Any] = [None, ""]  # the whole second last formatted, and its text
+
+
 def _timestamp() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    """ISO-8601 UTC with microseconds; the whole-second part is formatted once a second."""
+    now = time.time()
+    second = int(now)
+    if second != _second[0]:
+        text = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        _second[0], _second[1] = second, text
+    micros = min(int((now - second) * 1_000_000), 999_999)
+    return f"{_second[1]}.{micros:06d}Z"
 
 
 def _render(_logger: Any, method_name: str, event_dict: MutableMapping[str, Any]) -> bytes:
@@ -53,6 +66,8 @@ def open_log_fd(log_file: str | None) -> int:
 ATOMIC_WRITE: Final = getattr(select, "PIPE_BUF", 4096)
 #: Held-back lines are written once this many are waiting, idle or not.
 MAX_HELD_LINES: Final = 256
+#: ... or once the oldest has waited this long.
+MAX_HELD_SECONDS: Final = 0.2
 
 
 class LineSink:
@@ -62,10 +77,17 @@ class LineSink:
         self.fd = fd
         self.deferred = deferred
         self._held: list[bytes] = []
+        self._since = 0.0
 
     def msg(self, message: bytes) -> None:
+        if not self._held:
+            self._since = time.monotonic()
         self._held.append(message + b"\n")
-        if not self.deferred or len(self._held) >= MAX_HELD_LINES:
+        if (
+            not self.deferred
+            or len(self._held) >= MAX_HELD_LINES
+            or time.monotonic() - self._since > MAX_HELD_SECONDS
+        ):
             self.flush()
 
     log = debug = info = warning = warn = error = critical = exception = fatal = msg
