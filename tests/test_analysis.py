@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 from radon.complexity import cc_visit
+from radon.visitors import ComplexityVisitor
 
+from gzguide.analysis.branches import census_and_hotspot
 from gzguide.analysis.discovery import source_files
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.lines import LineIndex
@@ -294,3 +296,29 @@ def test_radon_cc_hints_are_exactly_radons_advise_band(path: Path) -> None:
     for finding in report.findings:
         if finding.metric == "radon_cc":
             assert (finding.start_line, finding.end_line) in ends
+
+
+@pytest.mark.parametrize("path", _corpus(), ids=lambda p: p.name)
+def test_the_advice_census_counts_what_radon_counts(path: Path) -> None:
+    """The decision points the advice lists add up to radon's complexity, minus one."""
+    tree = ast.parse(path.read_bytes())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            radon_value = ComplexityVisitor.from_ast(node).functions[0].complexity
+            census, _ = census_and_hotspot(node.body)
+            assert census.total == radon_value - 1, (path.name, node.lineno)
+
+
+def test_the_census_follows_radon_on_asserts_lambdas_and_nested_defs() -> None:
+    body = ast.parse(
+        "def f(a, b):\n"
+        "    assert a and b\n"  # 1: an assert, whatever it holds
+        "    key = lambda x: x or a\n"  # 1: a lambda's conditions count for f
+        "    def inner(x):\n"
+        "        if x:\n"  # inner's own
+        "            return 1\n"
+        "    return key\n"
+    ).body[0]
+    assert isinstance(body, ast.FunctionDef)
+    census, _ = census_and_hotspot(body.body)
+    assert dict(census.counts) == {"assert": 1, "boolean operator": 1}

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gzguide.analysis.archetypes import UNCLASSIFIED, Classification, FileContext
-from gzguide.analysis.branches import census_of, hotspot
+from gzguide.analysis.branches import census_and_hotspot
 from gzguide.analysis.measure import Measurement
 from gzguide.analysis.shapes import (
     Evidence,
@@ -233,14 +233,13 @@ def _function_body(s: Subject) -> list[ast.stmt]:
 
 def _complexity(s: Subject) -> str:
     body = _function_body(s)
-    census = census_of(body)
+    census, spot = census_and_hotspot(body)
     parts = [
         f"{_count(count, kind)} ({'line' if len(set(census.lines[kind])) == 1 else 'lines'} "
         f"{_line_list(census.lines[kind])})"
         for kind, count in census.counts.most_common()
     ]
     drivers = "; ".join(parts) if parts else "no branches of its own"
-    spot = hotspot(body)
     if spot is not None and spot.points < census.total:
         step = (
             f"Move the statement on {_lines(spot.start_line, spot.end_line)}, which holds "

@@ -3,7 +3,8 @@
 Counts follow radon's rules (an ``if``/``elif`` or ternary is one, a loop is one
 plus one for its ``else``, each ``except`` is one and a ``try``'s ``else`` another,
 a boolean operator is one per extra operand, a comprehension is one plus one per
-``if``, a ``match`` is one per case except a wildcard, an ``assert`` is one) and
+``if``, a ``match`` is one per case except a wildcard, an ``assert`` is one, whatever
+it holds) and
 stop at nested functions and classes, which radon scores on their own.
 """
 
@@ -13,7 +14,8 @@ import ast
 from collections import Counter
 from dataclasses import dataclass, field
 
-_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+#: Scored on their own by radon; a lambda is not: its conditions count for the function.
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @dataclass(slots=True)
@@ -40,7 +42,7 @@ def _weigh(node: ast.AST, census: Census) -> None:
         census.add("conditional expression", line)
     elif isinstance(node, ast.For | ast.AsyncFor | ast.While):
         census.add("loop", line, 1 + bool(node.orelse))
-    elif isinstance(node, ast.Try | ast.TryStar):
+    elif isinstance(node, ast.Try):  # radon does not count ``except*`` (TryStar)
         census.add("except handler", line, len(node.handlers) + bool(node.orelse))
     elif isinstance(node, ast.BoolOp):
         census.add("boolean operator", line, len(node.values) - 1)
@@ -63,6 +65,8 @@ def census_of(nodes: list[ast.stmt]) -> Census:
     while stack:
         node = stack.pop()
         _weigh(node, census)
+        if isinstance(node, ast.Assert):
+            continue  # radon counts an assert once and never looks inside it
         stack.extend(
             child for child in ast.iter_child_nodes(node) if not isinstance(child, _NESTED_SCOPES)
         )
@@ -85,13 +89,22 @@ class Hotspot:
         return self.node.end_lineno or self.node.lineno
 
 
-def hotspot(body: list[ast.stmt]) -> Hotspot | None:
-    """The top-level statement of ``body`` with the most decision points (two or more)."""
+def census_and_hotspot(body: list[ast.stmt]) -> tuple[Census, Hotspot | None]:
+    """The body's census, and the top-level statement holding most of it (two or more).
+
+    One walk: each top-level statement is counted once, and the body's census is
+    the sum of theirs.
+    """
+    total = Census()
     best: Hotspot | None = None
     for statement in body:
         if isinstance(statement, _NESTED_SCOPES):
             continue
-        points = census_of([statement]).total
+        part = census_of([statement])
+        for kind, count in part.counts.items():
+            total.counts[kind] += count
+            total.lines.setdefault(kind, []).extend(part.lines[kind])
+        points = part.total
         if points >= 2 and (best is None or points > best.points):
             best = Hotspot(statement, points)
-    return best
+    return total, best
