@@ -24,6 +24,7 @@ from typing import Any, Final, Protocol
 
 from gzguide import PROTOCOL_VERSION, __version__
 from gzguide.framing import (
+    DISCARD_CHUNK,
     NEED_DATA,
     EndOfStream,
     Frame,
@@ -35,7 +36,8 @@ from gzguide.framing import (
 from gzguide.messages import encode_response
 from gzguide.session import Analyzer, Reply, Session
 
-READ_CHUNK: Final = 64 * 1024
+#: stdin is read in the pieces the framing decoder is built around (constant memory).
+READ_CHUNK: Final = DISCARD_CHUNK
 #: How long without input before the server counts as idle.
 IDLE_AFTER_MS: Final = 5
 

@@ -26,8 +26,6 @@ from typing import Any, Final
 import msgspec
 import structlog
 
-LEVELS: Final = ("debug", "info", "warning", "error")
-
 _encoder: Final = msgspec.json.Encoder(enc_hook=repr)
 
 

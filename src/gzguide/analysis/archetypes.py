@@ -144,12 +144,12 @@ def _detect_envy(m: Measurement, ctx: FileContext, p: EnvyParams) -> Evidence | 
 def _detect_chain(m: Measurement, ctx: FileContext, p: ChainParams) -> Evidence | None:
     scope = _function(m)
     if scope is not None:
-        return shapes.message_chain(scope, scope.node.body, p.min_links)
+        return shapes.message_chain(scope.node.body, p.min_links)
     if m.scope is not None:
         return None
     # A module-level metric: the longest chain anywhere in the file.
-    found = [shapes.message_chain(None, ctx.tree.body, p.min_links)]
-    found.extend(shapes.message_chain(s, s.node.body, p.min_links) for s in ctx.functions)
+    found = [shapes.message_chain(ctx.tree.body, p.min_links)]
+    found.extend(shapes.message_chain(s.node.body, p.min_links) for s in ctx.functions)
     hits = [e for e in found if e is not None]
     return max(hits, key=lambda e: len(e.names[0])) if hits else None
 

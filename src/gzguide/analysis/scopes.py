@@ -7,7 +7,7 @@ and enclosing scope, so metrics and advice can name what they talk about.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -20,7 +20,6 @@ class Scope:
     qualname: str
     #: The class this is a method of (directly in the class body), if any.
     owner: ast.ClassDef | None = None
-    children: list[Scope] = field(default_factory=list)
 
     @property
     def key(self) -> tuple[int, int]:
@@ -50,18 +49,16 @@ def collect_scopes(tree: ast.Module) -> list[Scope]:
     """Every def and class in source order (pre-order), nested ones included."""
     found: list[Scope] = []
 
-    def visit(node: ast.AST, prefix: str, owner: ast.ClassDef | None, parent: Scope | None) -> None:
+    def visit(node: ast.AST, prefix: str, owner: ast.ClassDef | None) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 scope = Scope(child, f"{prefix}{child.name}", owner)
                 found.append(scope)
-                if parent is not None:
-                    parent.children.append(scope)
                 inner_owner = child if isinstance(child, ast.ClassDef) else None
-                visit(child, f"{scope.qualname}.", inner_owner, scope)
+                visit(child, f"{scope.qualname}.", inner_owner)
             elif isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
                 # Definitions inside if/for/try/with/match blocks belong to the same scope.
-                visit(child, prefix, owner, parent)
+                visit(child, prefix, owner)
 
-    visit(tree, "", None, None)
+    visit(tree, "", None)
     return found

@@ -407,7 +407,7 @@ def _chain_links(node: ast.expr) -> tuple[int, int]:
         first = False
 
 
-def message_chain(scope: Scope | None, body: list[ast.stmt], min_links: int) -> Evidence | None:
+def message_chain(body: list[ast.stmt], min_links: int) -> Evidence | None:
     """The longest ``a.b().c.d()``-style chain: ``min_links``+ links through a call."""
     inner: set[int] = set()
     best: tuple[int, ast.expr] | None = None
