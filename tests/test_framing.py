@@ -410,8 +410,8 @@ def test_realigned_reports_discarded_bytes_of_a_drained_section() -> None:
     events = feed(section)
     realigned = [e for e in events if isinstance(e, Realigned)]
     assert len(realigned) == 1
-    # What came after the error was detected: "X: 1\r\n" (the blank line ends it).
-    assert realigned[0].discarded_bytes == len(b"X: 1\r\n")
+    # The failing line and what followed it, up to the blank line that ends the section.
+    assert realigned[0].discarded_bytes == len(b"no colon\r\nX: 1\r\n")
 
 
 @pytest.mark.parametrize("kind", list(ErrorKind))

@@ -82,7 +82,13 @@ class FramingError(NamedTuple):
 
 
 class Realigned(NamedTuple):
-    """Recovery from a framing error finished; the next byte starts a message."""
+    """Recovery from a framing error finished; the next byte starts a message.
+
+    ``discarded_bytes`` counts what the recovery dropped: the whole body that was
+    over the limit, or, for a header section in error, the failing line and the
+    lines after it (the blank line that ends the section not counted). It does not
+    depend on how the input was split into reads.
+    """
 
     kind: ErrorKind
     discarded_bytes: int
@@ -127,6 +133,8 @@ class FrameDecoder:
         self._buf = bytearray()
         self._eof = False
         self._state = _State.HEADERS
+        #: The end of the stream, once reported: every later call reports it again.
+        self._end = EndOfStream(truncated=False)
         #: How far into ``_buf`` a line end has already been looked for.
         self._scanned = 0
         self._reset_section()
@@ -169,7 +177,7 @@ class FrameDecoder:
             elif state is _State.DRAIN_LINE:
                 event = self._step_drain_line()
             else:
-                return EndOfStream(truncated=False)
+                return self._end
             if event is not None:
                 return event
 
@@ -177,7 +185,8 @@ class FrameDecoder:
         truncated = self._in_section or bool(self._buf) or self._state is not _State.HEADERS
         self._state = _State.CLOSED
         self._buf.clear()
-        return EndOfStream(truncated=truncated)
+        self._end = EndOfStream(truncated=truncated)
+        return self._end
 
     def _step_body(self) -> Event | None:
         need = self._remaining
@@ -241,9 +250,17 @@ class FrameDecoder:
         if not line:
             return self._end_section() if self._in_section else None
         self._in_section = True
-        if self._failure is not None:
-            self._discarded += end + 1
-            return None
+        if self._failure is None:
+            event = self._check_line(line)
+            if self._failure is None:
+                return event
+        else:
+            event = None
+        # The failing line and every line after it, up to the blank line, are dropped.
+        self._discarded += end + 1
+        return event
+
+    def _check_line(self, line: bytes) -> Event | None:
         if len(line) > MAX_HEADER_LINE_BYTES:
             return self._fail(ErrorKind.LINE_TOO_LONG)
         self._lines += 1
