@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
-from gzguide.workers import Outcome
+from gzguide.workers import Outcome, failed
 from gzguide.workers import analyst as analyst_module
+from gzguide.workers import memo as memo_module
 from gzguide.workers.analyst import Analyst
 from gzguide.workers.cache import RACY_WINDOW_NS, Entry, FileCache, Identity
 from gzguide.workers.memo import Memo
@@ -116,7 +117,7 @@ class CountingBackend:
         self.calls: list[str] = []
         self.read_at_ns = read_at_ns
 
-    def analyze(self, paths: Sequence[str]) -> list[Outcome]:
+    def analyze(self, paths: Sequence[str], stats: object = None) -> list[Outcome]:
         self.calls.extend(paths)
         out = []
         for path in paths:
@@ -179,3 +180,71 @@ def test_memo_is_bounded(tmp_path: Path) -> None:
         paths.append(str(path))
     memo.analyze(paths)
     assert len(memo) == 3
+
+
+class FailingBackend:
+    """A backend whose every job fails the way a worker past its deadline does."""
+
+    def __init__(self, reason: str = "timeout") -> None:
+        self.reason = reason
+        self.calls: list[str] = []
+
+    def analyze(self, paths: Sequence[str], stats: object = None) -> list[Outcome]:
+        self.calls.extend(paths)
+        return [failed(self.reason) for _ in paths]
+
+    def close(self) -> None:
+        pass
+
+
+def old_file(tmp_path: Path, name: str = "m.py") -> Path:
+    path = tmp_path / name
+    path.write_text(BRANCHY)
+    old = time.time_ns() - 10 * 10**9
+    os.utime(path, ns=(old, old))
+    return path
+
+
+@pytest.mark.parametrize("reason", ["timeout", "crashed"])
+def test_memo_quarantines_a_failed_version_until_it_changes(tmp_path: Path, reason: str) -> None:
+    path = old_file(tmp_path)
+    inner = FailingBackend(reason)
+    memo = Memo(inner, str(tmp_path / "table.json"))
+    assert memo.analyze([str(path)])[0].cache == reason
+    # The unchanged version is not sent to a worker again: answered empty at once.
+    again = [memo.analyze([str(path)])[0] for _ in range(3)]
+    assert [o.cache for o in again] == [memo_module.QUARANTINED] * 3
+    assert all(o.report.findings == [] for o in again)
+    assert len(inner.calls) == 1
+    # Any change of the file is a new version: it is tried.
+    path.write_text(CALM_SAME_SIZE)
+    assert memo.analyze([str(path)])[0].cache == reason
+    assert len(inner.calls) == 2
+
+
+def test_memo_quarantine_ends_with_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = old_file(tmp_path)
+    monkeypatch.setattr(memo_module, "QUARANTINE_S", 0.0)
+    inner = FailingBackend()
+    memo = Memo(inner, str(tmp_path / "table.json"))
+    memo.analyze([str(path)])
+    assert memo.analyze([str(path)])[0].cache == "timeout"
+    assert len(inner.calls) == 2
+
+
+def test_memo_never_quarantines_a_racy_version(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(BRANCHY)  # just written: a same-size rewrite could hide behind it
+    inner = FailingBackend()
+    memo = Memo(inner, str(tmp_path / "table.json"))
+    assert [memo.analyze([str(path)])[0].cache for _ in range(2)] == ["timeout"] * 2
+    assert len(inner.calls) == 2
+
+
+def test_memo_quarantines_files_of_a_directory_request_too(tmp_path: Path) -> None:
+    paths = [str(old_file(tmp_path, f"m{i}.py")) for i in range(3)]
+    inner = FailingBackend("crashed")
+    memo = Memo(inner, str(tmp_path / "table.json"))
+    memo.analyze(paths)  # no stats given: the memo takes them before dispatching
+    assert [o.cache for o in memo.analyze(paths)] == [memo_module.QUARANTINED] * 3
+    assert len(inner.calls) == 3

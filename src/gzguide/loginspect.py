@@ -44,7 +44,7 @@ Latency
 Cache hit ratio
     ``hits / lookups``, where ``lookups`` is the number of single-file analyze
     requests whose log line has a ``cache`` string (whatever the state:
-    ``unanalyzable``, ``timeout`` and ``crashed`` included) and ``hits`` those
+    ``unanalyzable``, ``timeout``, ``crashed`` and ``quarantined`` included) and ``hits`` those
     whose state is ``memo``, ``hit`` or ``racy`` (answered without parsing the
     file again). Null when there are no lookups. Directory requests are not in
     it; their per-file states are summed in ``cache.directory_files``.
@@ -105,7 +105,16 @@ HIT_STATES: Final = ("memo", "hit", "racy")
 #: The pseudo cache state latency of directory requests is grouped under.
 DIRECTORY: Final = "directory"
 #: Display order of the cache states the server reports; others follow by name.
-CACHE_ORDER: Final = ("memo", "hit", "racy", "miss", "unanalyzable", "timeout", "crashed")
+CACHE_ORDER: Final = (
+    "memo",
+    "hit",
+    "racy",
+    "miss",
+    "unanalyzable",
+    "timeout",
+    "crashed",
+    "quarantined",
+)
 FRAMING_OUTCOME: Final = "-32700"
 SUMMARY_VERSION: Final = 1
 

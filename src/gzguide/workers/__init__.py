@@ -38,7 +38,8 @@ class Outcome:
     """One file's report and how it was obtained."""
 
     report: FileReport
-    #: ``hit``, ``miss``, ``racy``, ``memo``, ``unanalyzable``, ``timeout``, ``crashed``.
+    #: ``hit``, ``miss``, ``racy``, ``memo``, ``unanalyzable``, ``timeout``, ``crashed``,
+    #: ``quarantined``.
     cache: str
     #: The identity of the file version the report is for (None: unanalyzable).
     identity: Identity | None = None

@@ -13,23 +13,36 @@ a worker. An entry is used only when all of these hold:
   goes to the worker, which verifies the content by hash.
 
 Bounded by entry count, least recently used out.
+
+It also remembers the file versions whose analysis failed (the worker missed its
+deadline or died): an editor asks about an unchanged file over and over, and each
+of those requests would otherwise wait out the deadline again and cost a worker.
+For ``QUARANTINE_S`` seconds such a version is answered with an empty report at
+once (``quarantined``); any change to the file ends its quarantine, and so does
+time, because a deadline missed under load may well be met later. As for reports,
+only versions safely older than the racy window are quarantined.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Final
 
+from gzguide.analysis.model import EMPTY_REPORT
 from gzguide.workers import Backend, Outcome, Stats
 from gzguide.workers.cache import RACY_WINDOW_NS, Identity, identity_of
 
 DEFAULT_MAX_ENTRIES: Final = 4096
+#: How long a file version whose analysis failed is answered without a retry.
+QUARANTINE_S: Final = 60.0
+#: Outcomes that quarantine the file version they were for.
+FAILURES: Final = frozenset({"timeout", "crashed"})
+QUARANTINED: Final = "quarantined"
 
 _Key = tuple[Identity, Identity | None]
-#: Marks "no stat given: take one".
-_STAT_IT: Final = object()
 
 
 class Memo:
@@ -40,6 +53,8 @@ class Memo:
         self.thresholds_path = thresholds_path
         self.max_entries = max_entries
         self._entries: OrderedDict[str, tuple[_Key, Outcome]] = OrderedDict()
+        #: Failed versions: path -> (identity, monotonic time the quarantine ends).
+        self._quarantine: OrderedDict[str, tuple[Identity, float]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -52,42 +67,50 @@ class Memo:
 
     def analyze(self, paths: Sequence[str], stats: Stats = None) -> list[Outcome]:
         table = self._thresholds_identity()
+        fresh_stats = [_stat(p) for p in paths] if stats is None else list(stats)
         results: list[Outcome | None] = [None] * len(paths)
         missing: list[int] = []
         for index, path in enumerate(paths):
-            hit = self._lookup(path, table, stats[index] if stats is not None else _STAT_IT)
+            hit = self._lookup(path, table, fresh_stats[index])
             if hit is None:
                 missing.append(index)
             else:
                 results[index] = hit
         if missing:
-            fresh = self.inner.analyze([paths[i] for i in missing])
+            fresh = self.inner.analyze(
+                [paths[i] for i in missing], [fresh_stats[i] for i in missing]
+            )
             for index, outcome in zip(missing, fresh, strict=True):
                 results[index] = outcome
-                self._store(paths[index], table, outcome)
+                self._store(paths[index], table, outcome, fresh_stats[index])
         return [r for r in results if r is not None]
 
     def _lookup(
-        self, path: str, table: Identity | None, st: os.stat_result | object | None
+        self, path: str, table: Identity | None, st: os.stat_result | None
     ) -> Outcome | None:
-        entry = self._entries.get(path)
-        if entry is None:
-            return None
-        if st is _STAT_IT:
-            try:
-                st = os.stat(path)
-            except (OSError, ValueError):
-                return None
-        if not isinstance(st, os.stat_result):
+        if st is None:
             return None
         identity = identity_of(st)
-        key, outcome = entry
-        if key != (identity, table) or identity[0] + RACY_WINDOW_NS > outcome.read_at_ns:
-            return None
-        self._entries.move_to_end(path)
-        return Outcome(outcome.report, "memo", identity, outcome.read_at_ns, None)
+        entry = self._entries.get(path)
+        if entry is not None:
+            key, outcome = entry
+            if key == (identity, table) and identity[0] + RACY_WINDOW_NS <= outcome.read_at_ns:
+                self._entries.move_to_end(path)
+                return Outcome(outcome.report, "memo", identity, outcome.read_at_ns, None)
+        held = self._quarantine.get(path)
+        if held is not None:
+            if held[0] == identity and time.monotonic() < held[1]:
+                return Outcome(EMPTY_REPORT, QUARANTINED)
+            del self._quarantine[path]
+        return None
 
-    def _store(self, path: str, table: Identity | None, outcome: Outcome) -> None:
+    def _store(
+        self, path: str, table: Identity | None, outcome: Outcome, st: os.stat_result | None
+    ) -> None:
+        if outcome.cache in FAILURES:
+            self._entries.pop(path, None)
+            self._hold(path, st)
+            return
         if outcome.identity is None:
             self._entries.pop(path, None)
             return
@@ -96,5 +119,24 @@ class Memo:
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
 
+    def _hold(self, path: str, st: os.stat_result | None) -> None:
+        """Quarantine the version ``st`` describes, if it is safely older than the window."""
+        if st is None:
+            return
+        identity = identity_of(st)
+        if identity[0] + RACY_WINDOW_NS > time.time_ns():
+            return  # it may still be rewritten unnoticed: retry it next time
+        self._quarantine[path] = (identity, time.monotonic() + QUARANTINE_S)
+        self._quarantine.move_to_end(path)
+        while len(self._quarantine) > self.max_entries:
+            self._quarantine.popitem(last=False)
+
     def close(self) -> None:
         self.inner.close()
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
