@@ -8,6 +8,7 @@ import json
 import os
 import sysconfig
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from radon.complexity import cc_visit
 from radon.visitors import ComplexityVisitor
 
 from gzguide.analysis.branches import census_and_hotspot
-from gzguide.analysis.discovery import source_files
+from gzguide.analysis.discovery import Walk, source_files
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.lines import LineIndex
 from gzguide.analysis.parsed import parse_module
@@ -242,6 +243,14 @@ def test_directory_discovery(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "f.py").symlink_to(outside / "e.py")
     os.close(os.open(os.fsencode(tmp_path / "pkg") + b"/bad\xff.py", os.O_CREAT | os.O_WRONLY))
     assert source_files(str(tmp_path / "pkg")) == ["a.py", "b.pyi", "f.py", "sub/c.py"]
+
+
+def test_a_walk_past_its_deadline_stops_and_says_so(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("")
+    on_time = Walk(str(tmp_path), deadline=time.monotonic() + 60)
+    assert on_time.files() == ["a.py"] and on_time.complete
+    late = Walk(str(tmp_path), deadline=time.monotonic() - 1)
+    assert late.files() == [] and not late.complete
 
 
 # -- radon_cc against radon, on real code -------------------------------------------------

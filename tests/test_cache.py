@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
-from gzguide.workers import Outcome, failed
+from gzguide.workers import InProcessBackend, Outcome, failed
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers import memo as memo_module
 from gzguide.workers.analyst import Analyst
@@ -117,7 +117,9 @@ class CountingBackend:
         self.calls: list[str] = []
         self.read_at_ns = read_at_ns
 
-    def analyze(self, paths: Sequence[str], stats: object = None) -> list[Outcome]:
+    def analyze(
+        self, paths: Sequence[str], stats: object = None, deadline: object = None
+    ) -> list[Outcome]:
         self.calls.extend(paths)
         out = []
         for path in paths:
@@ -189,7 +191,9 @@ class FailingBackend:
         self.reason = reason
         self.calls: list[str] = []
 
-    def analyze(self, paths: Sequence[str], stats: object = None) -> list[Outcome]:
+    def analyze(
+        self, paths: Sequence[str], stats: object = None, deadline: object = None
+    ) -> list[Outcome]:
         self.calls.extend(paths)
         return [failed(self.reason) for _ in paths]
 
@@ -248,3 +252,13 @@ def test_memo_quarantines_files_of_a_directory_request_too(tmp_path: Path) -> No
     memo.analyze(paths)  # no stats given: the memo takes them before dispatching
     assert [o.cache for o in memo.analyze(paths)] == [memo_module.QUARANTINED] * 3
     assert len(inner.calls) == 3
+
+
+def test_in_process_backend_skips_files_after_the_batch_deadline(tmp_path: Path) -> None:
+    path = old_file(tmp_path)
+    backend = InProcessBackend(str(tmp_path))
+    assert [o.cache for o in backend.analyze([str(path)] * 2, deadline=time.monotonic() - 1)] == [
+        "skipped",
+        "skipped",
+    ]
+    assert backend.analyze([str(path)], deadline=time.monotonic() + 60)[0].cache == "miss"

@@ -353,6 +353,14 @@ def test_pool_workers_cannot_write_to_the_protocol_stream(pool: Any) -> None:
     assert outcomes[0].cache.startswith("pid")
 
 
+def test_pool_skips_what_a_batch_deadline_leaves_and_keeps_working(pool: Any) -> None:
+    paths = [f"/nowhere/file{i}" for i in range(40)]
+    late = pool.analyze(paths, deadline=time.monotonic() - 1)
+    assert [o.cache for o in late] == ["skipped"] * 40
+    on_time = pool.analyze(paths, deadline=time.monotonic() + 60)
+    assert all(o.cache.startswith("pid") for o in on_time)
+
+
 def test_pool_fans_a_batch_out_over_all_workers_in_order(pool: Any) -> None:
     paths = [f"/nowhere/file{i}" for i in range(40)]
     outcomes = pool.analyze(paths)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final
 
-from gzguide.analysis.discovery import source_files
+from gzguide.analysis.discovery import Walk
 from gzguide.analysis.model import FileReport, Finding
 from gzguide.messages import AnalyzeParams, EncodedHints, Hint, encode_hints
 from gzguide.workers import Backend, Outcome
@@ -52,9 +53,13 @@ class AnalysisService:
         root: str,
         backend: Backend,
         on_error: Callable[..., None] | None = None,
+        directory_budget_s: float | None = None,
     ) -> None:
         self.root = os.path.abspath(root)
         self.backend = backend
+        #: How long a directory request may take in all (None: no limit); files not
+        #: started by then are left out, and the log line counts them.
+        self.directory_budget_s = directory_budget_s
         self._on_error = on_error
         #: What the last request did, for its log line (file, cache state, worker).
         self.last: dict[str, object] = {}
@@ -119,9 +124,12 @@ class AnalysisService:
         return encoded
 
     def _analyze_directory(self, requested: str, target: str) -> list[Hint]:
-        relatives = source_files(target)
+        budget = self.directory_budget_s
+        deadline = None if budget is None else time.monotonic() + budget
+        walk = Walk(target, deadline)
+        relatives = walk.files()
         paths = [os.path.join(target, r) for r in relatives]
-        outcomes: list[Outcome] = self.backend.analyze(paths)
+        outcomes: list[Outcome] = self.backend.analyze(paths, deadline=deadline)
         states: dict[str, int] = {}
         hints: list[Hint] = []
         for relative, outcome in zip(relatives, outcomes, strict=True):
@@ -129,4 +137,6 @@ class AnalysisService:
             hint_path = join_request_path(requested, relative)
             hints.extend(to_hint(f, hint_path) for f in outcome.report.findings)
         self.last.update(files=len(relatives), cache=states)
+        if not walk.complete:
+            self.last.update(walk_complete=False)
         return hints

@@ -114,6 +114,7 @@ CACHE_ORDER: Final = (
     "timeout",
     "crashed",
     "quarantined",
+    "skipped",
 )
 FRAMING_OUTCOME: Final = "-32700"
 SUMMARY_VERSION: Final = 1

@@ -150,7 +150,14 @@ def get_logger() -> Any:
 
 #: Events from the pool and the analysis that deserve attention: logged at warning.
 WARNING_EVENTS: Final = frozenset(
-    {"thresholds_rejected", "job_failed", "worker_replaced", "pool_unavailable"}
+    {
+        "thresholds_rejected",
+        "job_failed",
+        "worker_replaced",
+        "pool_unavailable",
+        "analysis_out_of_memory",
+        "memory_limit_unavailable",
+    }
 )
 
 

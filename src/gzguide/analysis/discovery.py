@@ -5,11 +5,15 @@ folders (name starting with ``.``) skipped; symlinked folders not followed (a
 symlinked file is analyzed like any file); names that are not valid UTF-8 skipped
 (they cannot be echoed in a JSON hint). Paths come back relative to the
 directory, ``/``-joined, sorted, so hints sort by file path.
+
+A walk can be given a deadline (``time.monotonic()`` seconds): a tree too large to
+list in time yields what was found by then, and says so.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 
 SOURCE_SUFFIXES = (".py", ".pyi")
@@ -24,27 +28,45 @@ def _representable(name: str) -> bool:
     return True
 
 
-def iter_source_files(root: str) -> Iterator[str]:
-    """Relative paths of the source files under ``root`` (unsorted)."""
-    stack = [""]
-    while stack:
-        relative = stack.pop()
-        try:
-            with os.scandir(os.path.join(root, relative) if relative else root) as entries:
-                for entry in entries:
-                    if entry.name.startswith(".") or not _representable(entry.name):
-                        continue
-                    rel = f"{relative}/{entry.name}" if relative else entry.name
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            stack.append(rel)
-                        elif entry.name.endswith(SOURCE_SUFFIXES):
-                            yield rel
-                    except OSError:
-                        continue
-        except OSError:
-            continue
+class Walk:
+    """The source files under a directory, found until an optional deadline."""
+
+    def __init__(self, root: str, deadline: float | None = None) -> None:
+        self.root = root
+        self.deadline = deadline
+        #: False when the deadline cut the walk short.
+        self.complete = True
+
+    def files(self) -> list[str]:
+        """Relative paths, sorted."""
+        return sorted(self._iter())
+
+    def _late(self) -> bool:
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            self.complete = False
+        return not self.complete
+
+    def _iter(self) -> Iterator[str]:
+        root = self.root
+        stack = [""]
+        while stack and not self._late():
+            relative = stack.pop()
+            try:
+                with os.scandir(os.path.join(root, relative) if relative else root) as entries:
+                    for entry in entries:
+                        if entry.name.startswith(".") or not _representable(entry.name):
+                            continue
+                        rel = f"{relative}/{entry.name}" if relative else entry.name
+                        try:
+                            if entry.is_dir(follow_symlinks=False):
+                                stack.append(rel)
+                            elif entry.name.endswith(SOURCE_SUFFIXES):
+                                yield rel
+                        except OSError:
+                            continue
+            except OSError:
+                continue
 
 
 def source_files(root: str) -> list[str]:
-    return sorted(iter_source_files(root))
+    return Walk(root).files()

@@ -54,6 +54,6 @@ def parse_module(data: bytes) -> ParsedModule | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    except (SyntaxError, ValueError, RecursionError):
         return None
     return ParsedModule(data=data, text=text, tree=tree, lines=LineIndex(data))

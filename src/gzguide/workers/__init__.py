@@ -12,6 +12,7 @@ This module stays light (no analysis imports): the frontend imports it at start-
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -53,15 +54,28 @@ def failed(cache: str, worker: WorkerRef | None = None) -> Outcome:
     return Outcome(EMPTY_REPORT, cache, worker=worker)
 
 
+#: The state of a file a batch's deadline passed before it was analyzed.
+SKIPPED = "skipped"
+
+
+def past(deadline: float | None) -> bool:
+    """Whether a batch deadline (``time.monotonic()`` seconds) has passed."""
+    return deadline is not None and time.monotonic() >= deadline
+
+
 Stats = Sequence[os.stat_result | None] | None
 
 
 class Backend(Protocol):
-    def analyze(self, paths: Sequence[str], stats: Stats = None) -> list[Outcome]:
+    def analyze(
+        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
+    ) -> list[Outcome]:
         """One outcome per path, in the same order; an empty report when unanalyzable.
 
         ``stats``, when given, holds a fresh ``os.stat`` of each path (None where it
         failed), taken by the caller; a backend may use it instead of its own.
+        ``deadline`` (``time.monotonic()`` seconds) bounds the whole batch: no file is
+        started after it, and those left are :data:`SKIPPED`.
         """
         ...
 
@@ -82,8 +96,10 @@ class InProcessBackend:
 
         self.analyst = Analyst(root, on_event)
 
-    def analyze(self, paths: Sequence[str], stats: Stats = None) -> list[Outcome]:
-        return [self.analyst.analyze(path) for path in paths]
+    def analyze(
+        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
+    ) -> list[Outcome]:
+        return [failed(SKIPPED) if past(deadline) else self.analyst.analyze(path) for path in paths]
 
     def close(self) -> None:
         pass

@@ -66,6 +66,7 @@ class Analyst:
         max_weight: int = DEFAULT_MAX_WEIGHT,
     ) -> None:
         self.thresholds = ThresholdsWatcher(root, on_event)
+        self._emit = on_event
         self.cache: FileCache[Measured | None] = FileCache(max_entries, max_weight)
         self.parses = 0
 
@@ -120,7 +121,12 @@ class Analyst:
             self.cache.discard(path)
             return None
         self.parses += 1
-        measured = _measure_bytes(data)
+        try:
+            measured = _measure_bytes(data)
+        except MemoryError:
+            # Past the worker's heap limit: the verdict is cached like a syntax error's.
+            measured = None
+            self._emit("analysis_out_of_memory", path=path, bytes=len(data))
         entry: Entry[Measured | None] = Entry(
             identity=identity,
             digest=_digest(data),

@@ -70,6 +70,26 @@ def _die_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
+def _limit_heap(mib: int) -> str | None:
+    """Cap this process's data segment (heap and anonymous mappings); why not, if it fails.
+
+    Past the cap, allocations fail and the analysis that made them raises
+    MemoryError, which the analyst turns into an unanalyzable verdict: one
+    pathological file can neither exhaust the machine's memory nor cost the worker.
+    """
+    try:
+        import resource
+
+        _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        limit = mib * 1024 * 1024
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ImportError, AttributeError, ValueError, OSError) as exc:
+        return repr(exc)
+    return None
+
+
 def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="gzguide-worker")
     parser.add_argument("--jobs-fd", type=int, required=True)
@@ -80,6 +100,7 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--log-file", default=None)
     parser.add_argument("--cache-bytes", type=int, default=None)
+    parser.add_argument("--memory-mib", type=int, default=None)
     return parser.parse_args(argv)
 
 
@@ -96,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
 
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
     log = logs.get_logger().bind(worker={"index": args.index, "pid": os.getpid()})
+    if args.memory_mib:
+        problem = _limit_heap(args.memory_mib)
+        if problem is not None:
+            log.warning("memory_limit_unavailable", memory_mib=args.memory_mib, error=problem)
     analyst = (
         Analyst(args.root, logs.event_sink(log), max_weight=args.cache_bytes)
         if args.cache_bytes

@@ -65,7 +65,9 @@ class Memo:
         except OSError:
             return None
 
-    def analyze(self, paths: Sequence[str], stats: Stats = None) -> list[Outcome]:
+    def analyze(
+        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
+    ) -> list[Outcome]:
         table = self._thresholds_identity()
         fresh_stats = [_stat(p) for p in paths] if stats is None else list(stats)
         results: list[Outcome | None] = [None] * len(paths)
@@ -78,7 +80,7 @@ class Memo:
                 results[index] = hit
         if missing:
             fresh = self.inner.analyze(
-                [paths[i] for i in missing], [fresh_stats[i] for i in missing]
+                [paths[i] for i in missing], [fresh_stats[i] for i in missing], deadline
             )
             for index, outcome in zip(missing, fresh, strict=True):
                 results[index] = outcome

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from gzguide.workers import Backend, EventSink, Outcome, Stats, WorkerRef, failed
+from gzguide.workers import SKIPPED, Backend, EventSink, Outcome, Stats, WorkerRef, failed, past
 from gzguide.workers.cache import TOTAL_CACHE_BYTES
 from gzguide.workers.ipc import (
     Job,
@@ -94,6 +94,7 @@ class Pool:
         log_level: str = "info",
         log_file: str | None = None,
         command: Sequence[str] | None = None,
+        memory_mib: int | None = None,
     ) -> None:
         if size < 1:
             raise ValueError("a pool needs at least one worker")
@@ -102,10 +103,13 @@ class Pool:
         self.timeout = timeout
         self._emit = on_event
         self._log_args = ["--log-level", log_level] + (["--log-file", log_file] if log_file else [])
+        self._limit_args = ["--memory-mib", str(memory_mib)] if memory_mib else []
         self._command = list(command or [sys.executable, "-m", "gzguide.workers.child"])
         self._workers: list[_Worker | None] = [None] * size
         self._seq = 0
         self._results: list[Outcome | None] = []
+        #: Jobs of the current batch without an outcome yet.
+        self._pending = 0
         self._fallback: Backend | None = None
         self._failed_starts = 0
         self.replacements = 0
@@ -138,6 +142,7 @@ class Pool:
             "--cache-bytes",
             str(TOTAL_CACHE_BYTES // self.size),
             *self._log_args,
+            *self._limit_args,
         ]
         try:
             proc = subprocess.Popen(
@@ -246,19 +251,21 @@ class Pool:
     def affinity(self, path: str) -> int:
         return zlib.crc32(path.encode("utf-8", "surrogateescape")) % self.size
 
-    def analyze(self, paths: Sequence[str], stats: Stats = None) -> list[Outcome]:
+    def analyze(
+        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
+    ) -> list[Outcome]:
         """Outcomes for ``paths``; in-process from the moment workers cannot start."""
         if self._fallback is None:
             try:
-                return self._analyze(paths)
+                return self._analyze(paths, deadline)
             except PoolUnavailable as exc:
                 from gzguide.workers import InProcessBackend
 
                 self._emit("pool_unavailable", reason=str(exc), fallback="in-process")
                 self._fallback = InProcessBackend(self.root, self._emit)
-        return self._fallback.analyze(paths)
+        return self._fallback.analyze(paths, deadline=deadline)
 
-    def _analyze(self, paths: Sequence[str]) -> list[Outcome]:
+    def _analyze(self, paths: Sequence[str], deadline: float | None) -> list[Outcome]:
         if self.closed:
             raise PoolUnavailable("the pool is closed")
         results: list[Outcome | None] = [None] * len(paths)
@@ -267,8 +274,12 @@ class Pool:
             self._seq += 1
             queues[self.affinity(path)].append(_Job(self._seq, index, path))
         self._results = results
-        pending = len(paths)
-        while pending:
+        self._pending = len(paths)
+        while self._pending:
+            if past(deadline) and any(queues):
+                self._skip(queues)  # jobs already in a worker's hands still finish
+                if not self._pending:
+                    break
             for slot, queue in enumerate(queues):
                 self._feed(slot, queue)
             busy = [w for w in self._workers if w is not None and w.inflight]
@@ -286,8 +297,14 @@ class Pool:
                 for worker in busy:
                     if worker.results_fd in ready and not self._pump(worker):
                         self._fail(worker, "crashed", queues)
-            pending = sum(r is None for r in results)
         return [r for r in results if r is not None]
+
+    def _skip(self, queues: list[deque[_Job]]) -> None:
+        for queue in queues:
+            for job in queue:
+                self._results[job.index] = failed(SKIPPED)
+            self._pending -= len(queue)
+            queue.clear()
 
     def _feed(self, slot: int, queue: deque[_Job]) -> None:
         worker = self._workers[slot]
@@ -340,6 +357,7 @@ class Pool:
             return  # a result for a job we already gave up on
         job = worker.inflight.popleft()
         worker.head_started = time.monotonic()
+        self._pending -= 1
         self._results[job.index] = Outcome(
             result.report, result.cache, result.identity, result.read_at_ns, worker.ref
         )
@@ -347,6 +365,7 @@ class Pool:
     def _fail(self, worker: _Worker, reason: str, queues: list[deque[_Job]]) -> None:
         head = worker.inflight.popleft() if worker.inflight else None
         if head is not None:
+            self._pending -= 1
             self._results[head.index] = failed(reason, worker.ref)
             self._emit(
                 "job_failed",
