@@ -159,15 +159,15 @@ def test_requests_by_method_and_outcome_with_framing_errors_as_method_null() -> 
 def test_cache_hit_ratio_definition_and_directory_requests() -> None:
     states = [
         *("miss", "memo", "memo", "hit", "racy"),
-        *("unanalyzable", "timeout", "crashed", "quarantined"),
+        *("unanalyzable", "timeout", "crashed", "quarantined", "skipped"),
     ]
     lines = [request(i, cache=s, file_path="a.py") for i, s in enumerate(states)]
     lines.append(request(20, file_path="pkg", files=3, cache={"memo": 2, "miss": 1}))
     lines.append(request(21, file_path="pkg", files=1, cache={"memo": 1}))
     lines.append(request(22, file_path="gone", hints=0))  # analysis failed: no cache field
     cache = summary_of(*lines).cache
-    assert (cache.hits, cache.lookups) == (4, 9)
-    assert cache.hit_ratio == 4 / 9
+    assert (cache.hits, cache.lookups) == (4, 10)
+    assert cache.hit_ratio == 0.4
     assert cache.states == {
         "memo": 2,
         "hit": 1,
@@ -177,6 +177,7 @@ def test_cache_hit_ratio_definition_and_directory_requests() -> None:
         "timeout": 1,
         "crashed": 1,
         "quarantined": 1,
+        "skipped": 1,
     }
     assert list(cache.states) == list(loginspect.CACHE_ORDER)
     assert cache.directory_requests == 2
