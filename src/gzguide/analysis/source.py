@@ -35,19 +35,30 @@ def read_source_bytes(path: str, limit: int = MAX_SOURCE_BYTES) -> bytes | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return None
-        return _read_at_most(fd, limit)
+        return _read_at_most(fd, limit, st.st_size)
     except OSError:
         return None
     finally:
         os.close(fd)
 
 
-def _read_at_most(fd: int, limit: int) -> bytes | None:
-    """Read to EOF; None if the file turns out longer than ``limit`` (it grew)."""
+#: The usual read size: under glibc's mmap threshold, so a read's buffer comes from
+#: the heap instead of a fresh mapping that page-faults in as it is filled.
+_READ_CHUNK = 1 << 16
+
+
+def _read_at_most(fd: int, limit: int, size_hint: int) -> bytes | None:
+    """Read to EOF; None if the file turns out longer than ``limit`` (it grew).
+
+    A file larger than one chunk is read with one call of its size (plus one byte,
+    to see it end), not chunk by chunk.
+    """
     chunks: list[bytes] = []
     total = 0
+    want = size_hint + 1 if size_hint >= _READ_CHUNK else _READ_CHUNK
     while True:
-        chunk = os.read(fd, 1 << 20)
+        chunk = os.read(fd, min(want, limit + 1))
+        want = _READ_CHUNK
         if not chunk:
             return b"".join(chunks)
         total += len(chunk)
