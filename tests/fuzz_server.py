@@ -45,6 +45,8 @@ judge, or a decision the project's README states):
 * A header name is compared case-insensitively and exactly; a name that equals
   ``Content-Length`` only once blanks around it are stripped is outside the
   contract, so such streams are rejected (never generated on purpose).
+* A framing error is answered as soon as it is found (the README says so), so one
+  found in a header section that EOF then cuts short is owed all the same.
 * At end of input, a partial header line already known to be over the 8 KiB limit
   may or may not have been answered with its ``-32700`` (the contract says nothing
   is answered for a message cut by EOF; the README says errors are sent as soon as
@@ -821,6 +823,8 @@ def request_bodies(draw: st.DrawFn, paths: list[str], initialized: bool) -> byte
         versions = VALID_VERSIONS + BAD_VERSIONS + (OTHER_MAJORS if initialized else [])
         version = draw(st.sampled_from([*versions, _ABSENT]))
         params: Any = {} if version is _ABSENT else {"clientVersion": version}
+        if draw(st.integers(0, 4)) == 0:  # a 1.x client's optional parameters are ignored
+            params["clientName"] = draw(st.sampled_from(["vim", None, {"x": [1]}]))
         if draw(st.integers(0, 5)) == 0:
             params = draw(st.sampled_from([_ABSENT, None, [], "1.0", Raw('["1.0"]')]))
         obj = draw(request_object("initialize", params, request_id))
