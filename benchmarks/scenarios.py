@@ -230,12 +230,17 @@ class Bench:
         budget_s: float,
         min_iterations: int = 3,
     ) -> int:
-        """Run ``arms`` in turn for ``iterations`` or until ``budget_s``; iterations run."""
+        """Run ``arms`` in turn for ``iterations`` or until ``budget_s``; iterations run.
+
+        The order rotates every iteration, so no arm always runs right after the same
+        one (after a heavy baseline, say, whose process start-up cools the caches).
+        """
         deadline = time.monotonic() + budget_s
         report_every = max(1, iterations // 4)
         done = 0
         for i in range(iterations):
-            for arm in arms:
+            shift = i % len(arms)
+            for arm in [*arms[shift:], *arms[:shift]]:
                 if i % arm.every == 0:
                     arm.series.add(arm.sample(i))
             done = i + 1

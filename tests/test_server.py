@@ -848,6 +848,17 @@ def test_ids_are_echoed_exactly(shared: ServerProcess, request_id: Any) -> None:
         assert response.id == request_id and type(response.id) is type(request_id)
 
 
+def test_a_member_given_twice_must_be_valid_each_time_and_the_last_counts(
+    shared: ServerProcess,
+) -> None:
+    shared.send(frame('{"id":1,"id":2,"method":"gz/nope"}'))
+    shared.read_response().expect_error(-32601, 2)
+    shared.send(frame('{"id":true,"id":3,"method":"gz/nope"}'))
+    shared.read_response().expect_error(-32600, None)
+    shared.send(frame('{"id":4,"method":"gz/nope","method":"initialize","params":{}}'))
+    shared.read_response().expect_error(-32600, 4)  # initialize again: already initialized
+
+
 def test_bands_and_hint_values(shared: ServerProcess, tmp_path: Path) -> None:
     path = str(write(tmp_path / "bands.py", FOUR + "\n\n" + SIX + "\n\n" + SEVEN + "\n\n" + CALM))
     hints = [h for h in analyze(shared, path) if h["metric"] == "radon_cc"]
