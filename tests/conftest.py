@@ -50,6 +50,12 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def log_path(tmp_path: Path) -> Path:
+    """Where a test's server writes its JSON log (``--log-file``)."""
+    return tmp_path / "server.log"
+
+
+@pytest.fixture
 def spawn(workspace: Path) -> Iterator[Spawn]:
     servers: list[ServerProcess] = []
 

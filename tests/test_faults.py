@@ -47,11 +47,6 @@ from test_pool import (
 pytestmark = pytest.mark.timeout(180)
 
 
-@pytest.fixture
-def log_path(tmp_path: Path) -> Path:
-    return tmp_path / "server.log"
-
-
 def worker_pid_for(tmp_path: Path, log_path: Path, name: str, size: int = 2) -> int:
     """The pid of the live worker a file's jobs go to (affinity: crc32 of its path)."""
     index = zlib.crc32(str(tmp_path / name).encode()) % size

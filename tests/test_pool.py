@@ -78,11 +78,6 @@ def slow_source(functions: int = 40_000) -> str:
     )
 
 
-@pytest.fixture
-def log_path(tmp_path: Path) -> Path:
-    return tmp_path / "server.log"
-
-
 def start(tmp_path: Path, log_path: Path, *extra: str) -> ServerProcess:
     server = ServerProcess(
         args=("--workers", "2", "--log-file", str(log_path), "--root", str(tmp_path), *extra)

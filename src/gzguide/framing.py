@@ -250,14 +250,10 @@ class FrameDecoder:
         if not line:
             return self._end_section() if self._in_section else None
         self._in_section = True
-        if self._failure is None:
-            event = self._check_line(line)
-            if self._failure is None:
-                return event
-        else:
-            event = None
-        # The failing line and every line after it, up to the blank line, are dropped.
-        self._discarded += end + 1
+        event = self._check_line(line) if self._failure is None else None
+        if self._failure is not None:
+            # The failing line and every line after it, up to the blank line, are dropped.
+            self._discarded += end + 1
         return event
 
     def _check_line(self, line: bytes) -> Event | None:
