@@ -71,6 +71,14 @@ def child_environment(cache_dir: Path) -> tuple[dict[str, str], str]:
     return env, "inherited environment; bytecode caches primed before measuring"
 
 
+def _content_length(header: bytes) -> int:
+    for line in header.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value)
+    raise BenchmarkError(f"a response without Content-Length: {header!r}")
+
+
 class FramedProcess:
     """A child process that speaks framed JSON on its stdin/stdout."""
 
@@ -141,6 +149,10 @@ class FramedProcess:
                     self.proc.wait(timeout=1)
                 code = self.proc.returncode
                 raise BenchmarkError(f"{self._what()} closed its stdout (exit status {code})")
+            if not self._buf:
+                body = self._whole_frame(chunk)
+                if body is not None:
+                    return body
             self._buf += chunk
 
     def _what(self) -> str:
@@ -157,19 +169,29 @@ class FramedProcess:
         end = buf.find(HEADER_END)
         if end < 0:
             return None
-        length: int | None = None
-        for line in bytes(buf[:end]).split(b"\r\n"):
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        if length is None:
-            raise BenchmarkError(f"a response without Content-Length: {bytes(buf[:end])!r}")
         start = end + len(HEADER_END)
+        length = _content_length(bytes(buf[:end]))
         if len(buf) < start + length:
             return None
         body = bytes(buf[start : start + length])
         del buf[: start + length]
         return body
+
+    def _whole_frame(self, chunk: bytes) -> bytes | None:
+        """The body, when ``chunk`` (read with nothing buffered) holds a whole frame.
+
+        The usual case, a response read in one piece, costs one copy of its body
+        instead of three through the buffer; anything after the frame is buffered.
+        """
+        end = chunk.find(HEADER_END)
+        if end < 0:
+            return None
+        start = end + len(HEADER_END)
+        stop = start + _content_length(chunk[:end])
+        if len(chunk) < stop:
+            return None
+        self._buf += chunk[stop:]
+        return chunk[start:stop]
 
     def timed(self, frame: bytes, timeout_s: float = DEFAULT_TIMEOUT_S) -> tuple[int, bytes]:
         """Write ``frame``, read the answer: (elapsed ns, response body)."""

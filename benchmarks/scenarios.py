@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from benchmarks import corpus
 from benchmarks.client import (
@@ -230,17 +230,21 @@ class Bench:
         budget_s: float,
         min_iterations: int = 3,
     ) -> int:
-        """Run ``arms`` in turn for ``iterations`` or until ``budget_s``; iterations run.
+        """Run ``arms`` for ``iterations`` or until ``budget_s``; iterations run.
 
-        The order rotates every iteration, so no arm always runs right after the same
-        one (after a heavy baseline, say, whose process start-up cools the caches).
+        Each iteration runs the arms in a fresh order, shuffled with a fixed seed (so a
+        rerun repeats it). What ran just before a sample matters on a small machine:
+        a request to the same server a moment earlier leaves its caches warm, a
+        baseline's process start-up leaves them cold. A rotating order would not
+        help, since it keeps each arm right after the same one; shuffled, every arm
+        follows every other one equally often, and that effect lands on all of them.
         """
         deadline = time.monotonic() + budget_s
         report_every = max(1, iterations // 4)
+        orders = shuffled(arms)
         done = 0
         for i in range(iterations):
-            shift = i % len(arms)
-            for arm in [*arms[shift:], *arms[:shift]]:
+            for arm in next(orders):
                 if i % arm.every == 0:
                     arm.series.add(arm.sample(i))
             done = i + 1
@@ -250,6 +254,19 @@ class Bench:
                 self.progress.say(f"{label}: time budget reached after {done} iterations")
                 break
         return done
+
+
+#: The seed of the order the arms of an interleaved loop run in.
+ORDER_SEED = 1
+
+T = TypeVar("T")
+
+
+def shuffled(items: Sequence[T], seed: int = ORDER_SEED) -> Iterator[list[T]]:
+    """Endless fresh orders of ``items``, the same sequence for the same seed."""
+    rng = random.Random(seed)
+    while True:
+        yield rng.sample(items, len(items))
 
 
 def _baseline(key: str, label: str, description: str) -> Series:

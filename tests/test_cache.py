@@ -262,3 +262,44 @@ def test_in_process_backend_skips_files_after_the_batch_deadline(tmp_path: Path)
         "skipped",
     ]
     assert backend.analyze([str(path)], deadline=time.monotonic() + 60)[0].cache == "miss"
+
+
+def ask_as_the_service_does(memo: Memo, path: Path) -> str:
+    """One single-file request with its fresh stat given: the memo's fast path."""
+    return memo.analyze([str(path)], [os.stat(path)])[0].cache
+
+
+def test_memo_follows_the_threshold_file_through_every_change(tmp_path: Path) -> None:
+    path = old_file(tmp_path)
+    table = tmp_path / "table.json"
+    inner = CountingBackend(read_at_ns=time.time_ns())
+    memo = Memo(inner, str(table))
+
+    def twice() -> list[str]:
+        return [ask_as_the_service_does(memo, path) for _ in range(2)]
+
+    assert twice() == ["miss", "memo"]  # no table yet
+    table.write_text("{}")  # created
+    assert twice() == ["miss", "memo"]
+    table.write_text('{"rows": []}')  # changed
+    assert twice() == ["miss", "memo"]
+    table.unlink()  # gone again: the cheaper probe takes over
+    assert twice() == ["miss", "memo"]
+    table.write_text("{}")  # back: seen at once, though the probe had found nothing
+    assert twice() == ["miss", "memo"]
+    assert len(inner.calls) == 5
+
+
+def test_memo_fast_path_keeps_the_racy_rule_and_the_quarantine(tmp_path: Path) -> None:
+    racy = tmp_path / "racy.py"
+    racy.write_text(BRANCHY)
+    mtime = racy.stat().st_mtime_ns
+    memo = Memo(CountingBackend(read_at_ns=mtime + RACY_WINDOW_NS - 1), str(tmp_path / "t.json"))
+    assert [ask_as_the_service_does(memo, racy) for _ in range(2)] == ["miss", "miss"]
+
+    failing = FailingBackend("crashed")
+    held = old_file(tmp_path, "held.py")
+    memo = Memo(failing, str(tmp_path / "t.json"))
+    states = [ask_as_the_service_does(memo, held) for _ in range(3)]
+    assert states == ["crashed", memo_module.QUARANTINED, memo_module.QUARANTINED]
+    assert len(failing.calls) == 1

@@ -14,6 +14,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from gzguide.framing import encode_frame
@@ -24,8 +26,16 @@ from gzguide.messages import (
     PARSE_ERROR,
     VERSION_MISMATCH,
     AnalyzeParams,
+    AnalyzeResult,
+    EmptyResult,
     Hint,
+    InitializeResult,
+    Response,
+    ResultResponse,
+    encode_hints,
     encode_response,
+    encode_response_parts,
+    error_response,
 )
 from gzguide.session import Reply, Session, State
 from protocol_client import (
@@ -557,6 +567,47 @@ def test_field_order_of_responses(ready: Session) -> None:
     assert tuple(decoded["result"]["hints"][0]) == hint_field_order()
     error = encode_response(ready.handle_body(b'{"id":5,"method":"x"}').response)
     assert error.startswith(b'{"id":5,"error":{"code":-32601,"message":')
+
+
+HINT = Hint(
+    metric="radon_cc",
+    precedence_band="approaching",
+    crossing_value=8.0,
+    archetype="arrowhead",
+    doctrinal_frame_headline='h\u00e9 \\ "quoted"',
+    recommended_move="m",
+    file_path="dir/\u00e9.py",
+    start_line=1,
+    end_line=2,
+)
+request_ids = st.one_of(st.integers(min_value=-(2**63), max_value=2**64 - 1), st.text())
+
+
+@given(request_id=request_ids, count=st.integers(min_value=0, max_value=3))
+def test_response_parts_join_to_the_encoded_response(request_id: int | str, count: int) -> None:
+    encoded = encode_hints([HINT] * count)
+    responses: list[Response] = [
+        ResultResponse(request_id, AnalyzeResult(hints=encoded.raw)),
+        ResultResponse(request_id, AnalyzeResult(hints=[HINT] * count)),
+        ResultResponse(request_id, InitializeResult(version="1.0", capabilities=["analyze"])),
+        ResultResponse(request_id, EmptyResult()),
+        error_response(request_id, METHOD_NOT_FOUND, "Method not found: 'x'"),
+        error_response(None, PARSE_ERROR, "Parse error"),
+    ]
+    for response in responses:
+        parts = encode_response_parts(response)
+        assert b"".join(parts) == encode_response(response)
+
+
+def test_encoded_hints_are_sent_as_they_are_held() -> None:
+    encoded = encode_hints([HINT] * 50)
+    session = Session(lambda _params: encoded)
+    session.handle_body(b'{"id":1,"method":"initialize","params":{"clientVersion":"1.0"}}')
+    reply = session.handle_body(b'{"id":"a","method":"analyze","params":{"file_path":"f.py"}}')
+    parts = encode_response_parts(reply.response)
+    expected = [b'{"id":"a","result":{"hints":', bytes(encoded.raw), b"}}"]
+    assert [bytes(p) for p in parts] == expected
+    assert reply.hints == 50
 
 
 def test_a_full_conversation(new: Session, analyzer: RecordingAnalyzer) -> None:

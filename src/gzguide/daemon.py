@@ -18,7 +18,7 @@ import select
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any, Final, Protocol
 
@@ -31,9 +31,9 @@ from gzguide.framing import (
     FrameDecoder,
     FramingError,
     Realigned,
-    encode_frame,
+    frame_parts,
 )
-from gzguide.messages import encode_response
+from gzguide.messages import encode_response_parts
 from gzguide.session import Analyzer, Reply, Session
 
 #: stdin is read in the pieces the framing decoder is built around (constant memory).
@@ -54,16 +54,21 @@ def claim_stdout() -> int:
     return out_fd
 
 
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
+def write_all(fd: int, parts: Sequence[bytes | memoryview]) -> None:
+    """Write ``parts`` one after the other: one gathering write, unless it falls short."""
     try:
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        written = os.writev(fd, parts)
+        rest = memoryview(b"".join(parts))[written:] if written < _size(parts) else None
+        while rest:
+            rest = rest[os.write(fd, rest) :]
     except (BrokenPipeError, ConnectionResetError) as exc:
         raise OutputClosed from exc
     except OSError as exc:  # EBADF and friends: nobody is listening any more
         raise OutputClosed from exc
+
+
+def _size(parts: Sequence[bytes | memoryview]) -> int:
+    return sum(len(part) for part in parts)
 
 
 def _raise_exit(signum: int, _frame: FrameType | None) -> None:
@@ -112,7 +117,7 @@ class Server:
         self.idle: Callable[[], None] = lambda: None
 
     def send(self, reply: Reply) -> None:
-        write_all(self.out_fd, encode_frame(encode_response(reply.response)))
+        write_all(self.out_fd, frame_parts(encode_response_parts(reply.response)))
 
     def _wait_for_input(self) -> None:
         """Block until stdin is readable, watching stdout and the companion meanwhile.

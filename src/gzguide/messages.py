@@ -268,5 +268,20 @@ def encode_response(response: Response) -> bytes:
     return _encoder.encode(response)
 
 
+def encode_response_parts(response: Response) -> list[bytes | memoryview]:
+    """The bytes of :func:`encode_response`, as pieces that join to exactly them.
+
+    An analyze answer whose hints are encoded already (a whole file's answer is tens
+    of KiB) is not copied into a new buffer: its pieces are the envelope's opening,
+    the hints as they are held, and the envelope's closing.
+    """
+    if isinstance(response, ResultResponse):
+        result = response.result
+        if isinstance(result, AnalyzeResult) and isinstance(result.hints, msgspec.Raw):
+            opening = b'{"id":%b,"result":{"hints":' % _encoder.encode(response.id)
+            return [opening, memoryview(result.hints), b"}}"]
+    return [_encoder.encode(response)]
+
+
 def encode_hints(hints: list[Hint]) -> EncodedHints:
     return EncodedHints(msgspec.Raw(_encoder.encode(hints)), len(hints))

@@ -52,23 +52,44 @@ class Memo:
         self.inner = inner
         self.thresholds_path = thresholds_path
         self.max_entries = max_entries
-        self._entries: OrderedDict[str, tuple[_Key, Outcome]] = OrderedDict()
+        #: path -> (key, the outcome stored, the same report as a ``memo`` outcome).
+        self._entries: OrderedDict[str, tuple[_Key, Outcome, Outcome]] = OrderedDict()
         #: Failed versions: path -> (identity, monotonic time the quarantine ends).
         self._quarantine: OrderedDict[str, tuple[Identity, float]] = OrderedDict()
+        #: Whether the threshold file was there at the last look (which probe comes first).
+        self._table_present = True
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def _thresholds_identity(self) -> Identity | None:
-        try:
-            return identity_of(os.stat(self.thresholds_path))
-        except OSError:
+        """The workspace threshold file's identity; None while there is none.
+
+        Most workspaces have no such file, and a failing ``os.stat`` raises: on a
+        server just woken from idle, building that exception costs more than the
+        system call (about 18 us against 7 for ``os.access``, measured here). So while
+        the file was absent at the last look, the cheaper ``os.access`` looks first.
+        Either way the answer is the file's state now.
+        """
+        path = self.thresholds_path
+        if not self._table_present and not os.access(path, os.F_OK):
             return None
+        try:
+            identity = identity_of(os.stat(path))
+        except OSError:
+            self._table_present = False
+            return None
+        self._table_present = True
+        return identity
 
     def analyze(
         self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
     ) -> list[Outcome]:
         table = self._thresholds_identity()
+        if stats is not None and len(paths) == 1:  # an editor's usual request: no batch
+            hit = self._lookup(paths[0], table, stats[0])
+            if hit is not None:
+                return [hit]
         fresh_stats = [_stat(p) for p in paths] if stats is None else list(stats)
         results: list[Outcome | None] = [None] * len(paths)
         missing: list[int] = []
@@ -95,10 +116,10 @@ class Memo:
         identity = identity_of(st)
         entry = self._entries.get(path)
         if entry is not None:
-            key, outcome = entry
+            key, outcome, memo = entry
             if key == (identity, table) and identity[0] + RACY_WINDOW_NS <= outcome.read_at_ns:
                 self._entries.move_to_end(path)
-                return Outcome(outcome.report, "memo", identity, outcome.read_at_ns, None)
+                return memo
         held = self._quarantine.get(path)
         if held is not None:
             if held[0] == identity and time.monotonic() < held[1]:
@@ -116,7 +137,9 @@ class Memo:
         if outcome.identity is None:
             self._entries.pop(path, None)
             return
-        self._entries[path] = ((outcome.identity, table), outcome)
+        identity, read_at = outcome.identity, outcome.read_at_ns
+        memo = Outcome(outcome.report, "memo", identity, read_at, None)
+        self._entries[path] = ((identity, table), outcome, memo)
         self._entries.move_to_end(path)
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)

@@ -1,0 +1,81 @@
+"""The stdio shell's own pieces: how a framed answer reaches the descriptor."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from gzguide import daemon
+from gzguide.daemon import OutputClosed, write_all
+from gzguide.framing import encode_frame, frame_parts
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[int, int]]:
+    read_fd, write_fd = os.pipe()
+    yield read_fd, write_fd
+    for fd in (read_fd, write_fd):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def read_exactly(fd: int, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        assert chunk, "the pipe closed early"
+        data += chunk
+    return data
+
+
+def test_frame_parts_are_the_frame_of_the_joined_body() -> None:
+    parts: list[bytes | memoryview] = [b'{"id":1,', memoryview(b'"result":{}'), b"}"]
+    framed = frame_parts(parts)
+    assert b"".join(framed) == encode_frame(b"".join(parts))
+    assert framed[1:] == parts  # the body's pieces are not copied
+
+
+def test_frame_parts_of_an_empty_body() -> None:
+    assert b"".join(frame_parts([])) == b"Content-Length: 0\r\n\r\n"
+
+
+def test_write_all_writes_every_part_in_order(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    parts: list[bytes | memoryview] = [b"ab", memoryview(b"xcdx")[1:3], b"", b"ef"]
+    write_all(write_fd, parts)
+    assert read_exactly(read_fd, 6) == b"abcdef"
+
+
+def test_write_all_finishes_a_short_gathering_write(
+    pipe: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read_fd, write_fd = pipe
+
+    def short_writev(fd: int, parts: Sequence[bytes | memoryview]) -> int:
+        return os.write(fd, b"".join(parts)[:3])  # as a signal would cut it
+
+    monkeypatch.setattr(daemon.os, "writev", short_writev)
+    write_all(write_fd, [b"head", b"-body-", b"tail"])
+    assert read_exactly(read_fd, 14) == b"head-body-tail"
+
+
+def test_write_all_blocks_on_a_full_pipe_until_read(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    body = bytes(range(256)) * 4096  # 1 MiB: far past a pipe's capacity
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(read_exactly(read_fd, len(body) + 2)))
+    reader.start()
+    write_all(write_fd, [b"<", memoryview(body), b">"])
+    reader.join(timeout=30)
+    assert received == [b"<" + body + b">"]
+
+
+def test_write_all_to_a_closed_reader_is_output_closed(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    os.close(read_fd)
+    with pytest.raises(OutputClosed):
+        write_all(write_fd, [b"anything"])
