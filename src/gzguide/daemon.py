@@ -68,7 +68,7 @@ def write_all(fd: int, parts: Sequence[bytes | memoryview]) -> None:
 
 
 def _size(parts: Sequence[bytes | memoryview]) -> int:
-    return sum(len(part) for part in parts)
+    return sum(map(len, parts))
 
 
 def _raise_exit(signum: int, _frame: FrameType | None) -> None:

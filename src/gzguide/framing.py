@@ -310,5 +310,5 @@ def frame_parts(parts: Sequence[bytes | memoryview]) -> list[bytes | memoryview]
     held in memory already (an answer given again) reaches the descriptor with one
     gathering write instead of being joined first.
     """
-    length = sum(len(part) for part in parts)
+    length = sum(map(len, parts))
     return [b"Content-Length: %d\r\n\r\n" % length, *parts]
