@@ -8,8 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
+from gzguide.jobs import AnalysisService
 from gzguide.workers import InProcessBackend, Outcome, failed
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers import memo as memo_module
@@ -303,3 +306,9 @@ def test_memo_fast_path_keeps_the_racy_rule_and_the_quarantine(tmp_path: Path) -
     states = [ask_as_the_service_does(memo, held) for _ in range(3)]
     assert states == ["crashed", memo_module.QUARANTINED, memo_module.QUARANTINED]
     assert len(failing.calls) == 1
+
+
+@given(st.text(alphabet="/ab.\x00é", max_size=12))
+def test_service_resolves_paths_as_os_path_join_does(file_path: str) -> None:
+    service = AnalysisService("/work/root", CountingBackend(read_at_ns=0))
+    assert service.resolve(file_path) == os.path.join("/work/root", file_path)

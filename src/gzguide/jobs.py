@@ -70,6 +70,10 @@ class AnalysisService:
         )
 
     def resolve(self, file_path: str) -> str:
+        if file_path.startswith("/"):
+            # What editors send, and what os.path.join would give back unchanged: it
+            # is spared on the warm path, where it cost ~2.5 us of ~90 (measured).
+            return file_path
         return os.path.join(self.root, file_path)
 
     def __call__(self, params: AnalyzeParams) -> list[Hint] | EncodedHints:

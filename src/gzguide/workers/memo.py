@@ -42,8 +42,6 @@ QUARANTINE_S: Final = 60.0
 FAILURES: Final = frozenset({"timeout", "crashed"})
 QUARANTINED: Final = "quarantined"
 
-_Key = tuple[Identity, Identity | None]
-
 
 class Memo:
     def __init__(
@@ -52,8 +50,10 @@ class Memo:
         self.inner = inner
         self.thresholds_path = thresholds_path
         self.max_entries = max_entries
-        #: path -> (key, the outcome stored, the same report as a ``memo`` outcome).
-        self._entries: OrderedDict[str, tuple[_Key, Outcome, Outcome]] = OrderedDict()
+        #: path -> (file identity, threshold file identity, the report as a ``memo``
+        #: outcome). Only versions safely older than the racy window are kept: the
+        #: others could never be answered from here.
+        self._entries: OrderedDict[str, tuple[Identity, Identity | None, Outcome]] = OrderedDict()
         #: Failed versions: path -> (identity, monotonic time the quarantine ends).
         self._quarantine: OrderedDict[str, tuple[Identity, float]] = OrderedDict()
         #: Whether the threshold file was there at the last look (which probe comes first).
@@ -115,11 +115,9 @@ class Memo:
             return None
         identity = identity_of(st)
         entry = self._entries.get(path)
-        if entry is not None:
-            key, outcome, memo = entry
-            if key == (identity, table) and identity[0] + RACY_WINDOW_NS <= outcome.read_at_ns:
-                self._entries.move_to_end(path)
-                return memo
+        if entry is not None and entry[0] == identity and entry[1] == table:
+            self._entries.move_to_end(path)
+            return entry[2]
         held = self._quarantine.get(path)
         if held is not None:
             if held[0] == identity and time.monotonic() < held[1]:
@@ -134,12 +132,12 @@ class Memo:
             self._entries.pop(path, None)
             self._hold(path, st)
             return
-        if outcome.identity is None:
-            self._entries.pop(path, None)
-            return
         identity, read_at = outcome.identity, outcome.read_at_ns
+        if identity is None or identity[0] + RACY_WINDOW_NS > read_at:
+            self._entries.pop(path, None)  # unanalyzable, or racy: the worker must look again
+            return
         memo = Outcome(outcome.report, "memo", identity, read_at, None)
-        self._entries[path] = ((identity, table), outcome, memo)
+        self._entries[path] = (identity, table, memo)
         self._entries.move_to_end(path)
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
