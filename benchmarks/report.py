@@ -261,7 +261,8 @@ def markdown(
         out.append("| " + " | ".join(cells) + " |")
     out += [
         "",
-        "Baselines, measured interleaved with each scenario in the same run:",
+        "Baselines, measured with each scenario in the same run (interleaved with it; "
+        "the slow ones in a second loop of the scenario):",
         "",
         "| scenario | baseline | n | median ms | p95 ms | p99 ms |",
         "|---|---|--:|--:|--:|--:|",
