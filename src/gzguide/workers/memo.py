@@ -67,8 +67,8 @@ class Memo:
 
         Most workspaces have no such file, and a failing ``os.stat`` raises: on a
         server just woken from idle, building that exception costs more than the
-        system call (about 18 us against 7 for ``os.access``, measured here). So while
-        the file was absent at the last look, the cheaper ``os.access`` looks first.
+        system call (measured in the server: ~8 us, against ~3 for ``os.access``).
+        So while the file was absent at the last look, ``os.access`` looks first.
         Either way the answer is the file's state now.
         """
         path = self.thresholds_path
@@ -86,27 +86,17 @@ class Memo:
         self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
     ) -> list[Outcome]:
         table = self._thresholds_identity()
-        if stats is not None and len(paths) == 1:  # an editor's usual request: no batch
-            hit = self._lookup(paths[0], table, stats[0])
-            if hit is not None:
-                return [hit]
-        fresh_stats = [_stat(p) for p in paths] if stats is None else list(stats)
-        results: list[Outcome | None] = [None] * len(paths)
-        missing: list[int] = []
-        for index, path in enumerate(paths):
-            hit = self._lookup(path, table, fresh_stats[index])
-            if hit is None:
-                missing.append(index)
-            else:
-                results[index] = hit
+        fresh_stats = [_stat(p) for p in paths] if stats is None else stats
+        known = [self._lookup(p, table, st) for p, st in zip(paths, fresh_stats, strict=True)]
+        missing = [index for index, hit in enumerate(known) if hit is None]
         if missing:
             fresh = self.inner.analyze(
                 [paths[i] for i in missing], [fresh_stats[i] for i in missing], deadline
             )
             for index, outcome in zip(missing, fresh, strict=True):
-                results[index] = outcome
+                known[index] = outcome
                 self._store(paths[index], table, outcome, fresh_stats[index])
-        return [r for r in results if r is not None]
+        return [outcome for outcome in known if outcome is not None]
 
     def _lookup(
         self, path: str, table: Identity | None, st: os.stat_result | None
