@@ -249,6 +249,9 @@ class ServerProcess:
     args: tuple[str, ...] = ()
     cwd: str | os.PathLike[str] | None = None
     env: dict[str, str] | None = None
+    #: Hand the server a stdout whose pipe end is non-blocking (O_NONBLOCK is shared
+    #: by everyone holding that end), as some parents do.
+    nonblocking_stdout: bool = False
     proc: subprocess.Popen[bytes] = field(init=False)
     _out: bytearray = field(init=False, default_factory=bytearray)
     _out_eof: bool = field(init=False, default=False)
@@ -258,15 +261,22 @@ class ServerProcess:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by kill())
         env = dict(os.environ if self.env is None else self.env)
         env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+        stdout: int = subprocess.PIPE
+        if self.nonblocking_stdout:
+            read_end, stdout = os.pipe()
+            _set_nonblocking(stdout)
         self.proc = subprocess.Popen(
             [sys.executable, *SERVER_ARGS, *self.args],
             stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            stdout=stdout,
             stderr=self._stderr,
             cwd=self.cwd,
             env=env,
             start_new_session=True,  # its own process group: workers are findable
         )
+        if self.nonblocking_stdout:
+            os.close(stdout)
+            self.proc.stdout = os.fdopen(read_end, "rb", buffering=0)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in_fd: int | None = self.proc.stdin.fileno()
         self._out_fd: int | None = self.proc.stdout.fileno()

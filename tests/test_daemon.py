@@ -5,13 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
 
 import pytest
 
 from gzguide import daemon
-from gzguide.daemon import OutputClosed, write_all
-from gzguide.framing import encode_frame, frame_parts
+from gzguide.daemon import OutputClosed, Server, write_all
+from gzguide.framing import NEED_DATA, EndOfStream, encode_frame, frame_parts
 
 
 @pytest.fixture
@@ -79,3 +80,46 @@ def test_write_all_to_a_closed_reader_is_output_closed(pipe: tuple[int, int]) ->
     os.close(read_fd)
     with pytest.raises(OutputClosed):
         write_all(write_fd, [b"anything"])
+
+
+def test_write_all_waits_on_a_non_blocking_pipe_instead_of_failing(
+    pipe: tuple[int, int],
+) -> None:
+    read_fd, write_fd = pipe
+    os.set_blocking(write_fd, False)  # as a parent might hand the server its stdout
+    body = bytes(range(256)) * 2048  # 512 KiB: the pipe fills many times over
+    received: list[bytes] = []
+
+    def slow_reader() -> None:
+        time.sleep(0.2)  # the writer finds the pipe full and must wait
+        received.append(read_exactly(read_fd, len(body) + 2))
+
+    reader = threading.Thread(target=slow_reader)
+    reader.start()
+    write_all(write_fd, [b"<", memoryview(body), b">"])
+    reader.join(timeout=30)
+    assert received == [b"<" + body + b">"]
+
+
+def test_write_all_to_a_non_blocking_pipe_whose_reader_left(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    os.set_blocking(write_fd, False)
+    os.write(write_fd, b"x" * 65536)  # full
+    os.close(read_fd)
+    with pytest.raises(OutputClosed):
+        write_all(write_fd, [b"more"])
+
+
+def test_a_non_blocking_stdin_with_nothing_to_read_is_not_the_end_of_input(
+    pipe: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read_fd, write_fd = pipe
+    os.set_blocking(read_fd, False)
+    server = Server(lambda _params: [], read_fd, write_fd, log=None)
+    # Readiness was reported, but the data is gone (another reader of the same pipe).
+    monkeypatch.setattr(server, "_wait_for_input", lambda: None)
+    server._read()
+    assert server.decoder.next_event() is NEED_DATA
+    os.close(write_fd)
+    server._read()
+    assert isinstance(server.decoder.next_event(), EndOfStream)

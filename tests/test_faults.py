@@ -29,7 +29,7 @@ from gzguide.messages import AnalyzeParams
 from gzguide.workers import InProcessBackend
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers.analyst import Analyst
-from protocol_client import frame, message, processes_in_group
+from protocol_client import ServerProcess, frame, message, processes_in_group
 from test_pool import (
     BRANCHY,
     CALM,
@@ -382,6 +382,32 @@ def test_a_client_that_sends_half_a_message_and_exits(tmp_path: Path, log_path: 
         assert stop[0]["reason"] in {"end_of_input", "output_closed"}
     finally:
         server.kill()
+
+
+def test_a_non_blocking_stdout_gets_every_answer_whole(tmp_path: Path) -> None:
+    # A parent may hand over a non-blocking pipe: a full pipe then says EAGAIN
+    # instead of waiting. The server must wait for room, not drop or tear answers.
+    (tmp_path / "big.py").write_text(
+        "".join(BRANCHY.replace("decide", f"decide{i}") + "\n\n" for i in range(60))
+    )
+    server = ServerProcess(args=("--root", str(tmp_path)), nonblocking_stdout=True)
+    with server:
+        server.initialize()
+        count = 30  # about 1 MB of answers: the pipe holds 64 KiB
+        stream = b"".join(
+            frame(message("analyze", {"file_path": "big.py"}, id=i)) for i in range(count)
+        )
+        in_fd = server.proc.stdin.fileno() if server.proc.stdin else -1
+        os.write(in_fd, stream)  # a few KiB: fits the pipe; nothing is read back yet
+        time.sleep(0.5)  # the server has filled the pipe and must wait now
+        assert server.proc.poll() is None
+        responses = server.read_responses(count, timeout=60)
+        assert [r.id for r in responses] == list(range(count))
+        first = responses[0].hints
+        assert first and all(r.hints == first for r in responses)
+        server.ping()
+        server.close_stdin()
+        server.finish()
 
 
 def test_a_client_that_stops_reading_for_a_while_is_caught_up_with(

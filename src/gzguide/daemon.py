@@ -55,16 +55,35 @@ def claim_stdout() -> int:
 
 
 def write_all(fd: int, parts: Sequence[bytes | memoryview]) -> None:
-    """Write ``parts`` one after the other: one gathering write, unless it falls short."""
+    """Write ``parts`` one after the other: one gathering write, unless it falls short.
+
+    A descriptor left non-blocking by whoever started the server (a full pipe then
+    answers ``EAGAIN`` instead of waiting) is waited on with ``poll``, as a blocking
+    one would wait in the kernel: never a lost answer, never a busy loop.
+    """
     try:
-        written = os.writev(fd, parts)
-        rest = memoryview(b"".join(parts))[written:] if written < _size(parts) else None
-        while rest:
-            rest = rest[os.write(fd, rest) :]
+        try:
+            written = os.writev(fd, parts)
+        except BlockingIOError:
+            written = 0
+        if written < _size(parts):
+            rest = memoryview(b"".join(parts))[written:]
+            while rest:
+                try:
+                    rest = rest[os.write(fd, rest) :]
+                except BlockingIOError:
+                    _wait_writable(fd)
     except (BrokenPipeError, ConnectionResetError) as exc:
         raise OutputClosed from exc
     except OSError as exc:  # EBADF and friends: nobody is listening any more
         raise OutputClosed from exc
+
+
+def _wait_writable(fd: int) -> None:
+    """Block until ``fd`` takes data again, or reports an error (the next write raises)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    poller.poll()
 
 
 def _size(parts: Sequence[bytes | memoryview]) -> int:
@@ -155,6 +174,8 @@ class Server:
         self._wait_for_input()
         try:
             chunk = os.read(self.in_fd, READ_CHUNK)
+        except BlockingIOError:
+            return  # a non-blocking stdin whose data another reader took: wait again
         except OSError:
             chunk = b""
         if chunk:
