@@ -1,18 +1,22 @@
-"""The stdio shell's own pieces: how a framed answer reaches the descriptor."""
+"""The stdio shell's own pieces: how answers and log lines reach their descriptors."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
 
+import msgspec
 import pytest
 
 from gzguide import daemon
 from gzguide.daemon import OutputClosed, Server, write_all
 from gzguide.framing import NEED_DATA, EndOfStream, encode_frame, frame_parts
+from gzguide.logs import LineSink
 
 
 @pytest.fixture
@@ -123,3 +127,45 @@ def test_a_non_blocking_stdin_with_nothing_to_read_is_not_the_end_of_input(
     os.close(write_fd)
     server._read()
     assert isinstance(server.decoder.next_event(), EndOfStream)
+
+
+# -- log lines on a pipe nobody reads ----------------------------------------------------
+
+
+def test_a_full_log_pipe_drops_whole_lines_and_says_how_many(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    os.set_blocking(write_fd, False)
+    sink = LineSink(write_fd, deferred=False)
+    line = b'{"event":"request","pad":"' + b"x" * 200 + b'"}'
+    for _ in range(1000):  # ~230 KB: the pipe holds 64 KiB
+        sink.msg(line)
+    assert sink.dropped > 0
+    os.set_blocking(read_fd, False)
+    held = b""
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(read_fd, 65536):
+            held += chunk
+    # Whole lines only, never a cut one. While the pipe is stuck, a short notice may
+    # still fit where a line no longer does: its count covers the lines before it.
+    kept = [k for k in held.splitlines() if k == line]
+    notices = [msgspec.json.decode(k) for k in held.splitlines() if k != line]
+    assert kept and all(n["event"] == "log_lines_dropped" for n in notices)
+    lost_before = sum(n["count"] for n in notices)
+    lost = sink.dropped
+    sink.msg(b'{"event":"after"}')
+    notice, after = os.read(read_fd, 65536).splitlines()
+    decoded = msgspec.json.decode(notice)
+    assert decoded["event"] == "log_lines_dropped" and decoded["level"] == "warning"
+    assert decoded["count"] == lost
+    assert len(kept) + lost_before + lost == 1000  # every line written or counted
+    assert after == b'{"event":"after"}' and sink.dropped == 0
+
+
+def test_logs_get_their_own_non_blocking_descriptor_on_a_stderr_pipe() -> None:
+    code = (
+        "import os; from gzguide.logs import open_log_fd; fd = open_log_fd(None); "
+        "print(os.get_blocking(fd), os.get_blocking(2))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    # The logs' descriptor does not wait; the stderr the parent handed over still does.
+    assert done.stdout.split() == [b"False", b"True"]

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import stat
+import subprocess
+import sys
 import threading
 import time
 import zlib
@@ -408,6 +411,86 @@ def test_a_non_blocking_stdout_gets_every_answer_whole(tmp_path: Path) -> None:
         server.ping()
         server.close_stdin()
         server.finish()
+
+
+def test_a_stderr_pipe_nobody_reads_costs_log_lines_not_answers(tmp_path: Path) -> None:
+    # A plugin that pipes our stderr and never reads it: once 64 KiB of logs fill
+    # the pipe, a blocking write would stop the server for good.
+    argv = ["complexity", "guide", "--server", "--root", str(tmp_path), "--workers", "0"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gzguide", *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    replies = FrameReader(proc.stdout.fileno())
+    try:
+        count = 1500  # about 300 KB of request lines
+        os.write(proc.stdin.fileno(), frame(message("initialize", {"clientVersion": "1.0"}, id=0)))
+        assert "result" in replies.next(timeout=30)
+        for start_id in range(0, count, 100):
+            batch = [frame(message("ping", id=i)) for i in range(start_id, start_id + 100)]
+            os.write(proc.stdin.fileno(), b"".join(batch))
+            ids = [replies.next(timeout=30)["id"] for _ in batch]
+            assert ids == list(range(start_id, start_id + 100))
+        # Someone reads at last: the next lines say how many were lost.
+        os.set_blocking(proc.stderr.fileno(), False)
+        with contextlib.suppress(BlockingIOError):
+            while os.read(proc.stderr.fileno(), 1 << 16):
+                pass
+        os.write(proc.stdin.fileno(), frame(message("ping", id="last")))
+        assert replies.next(timeout=30)["id"] == "last"
+        lines: list[dict[str, Any]] = []
+
+        def last_logged() -> bool:
+            assert proc.stderr is not None
+            lines.extend(stderr_lines(proc.stderr.fileno()))
+            return any(line.get("request_id") == "last" for line in lines)
+
+        wait_for(last_logged)
+        notice = next(line for line in lines if line["event"] == "log_lines_dropped")
+        assert notice["level"] == "warning" and notice["count"] > count // 2
+        assert notice["process"] == "frontend"
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+
+
+def stderr_lines(fd: int) -> list[dict[str, Any]]:
+    data = b""
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(fd, 1 << 16):
+            data += chunk
+    return [msgspec.json.decode(line) for line in data.splitlines() if line.strip()]
+
+
+class FrameReader:
+    """Responses from a raw stdout descriptor, one decoded body at a time."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+
+    def next(self, timeout: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            head, sep, rest = self.buffer.partition(b"\r\n\r\n")
+            if sep:
+                length = int(head.split(b":")[1])
+                if len(rest) >= length:
+                    self.buffer = rest[length:]
+                    body: dict[str, Any] = msgspec.json.decode(rest[:length])
+                    return body
+            remaining = deadline - time.monotonic()
+            readable, _, _ = select.select([self.fd], [], [], max(remaining, 0))
+            if not readable:
+                raise AssertionError(f"no answer within {timeout} s: the server is stuck")
+            chunk = os.read(self.fd, 1 << 16)
+            assert chunk, "the server closed its stdout"
+            self.buffer += chunk
 
 
 def test_a_client_that_stops_reading_for_a_while_is_caught_up_with(

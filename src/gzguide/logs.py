@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import select
+import stat
 import time
 from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime
@@ -54,9 +55,20 @@ def _render(_logger: Any, method_name: str, event_dict: MutableMapping[str, Any]
 
 
 def open_log_fd(log_file: str | None) -> int:
-    """The descriptor logs go to: an appended file, or a duplicate of stderr."""
+    """The descriptor logs go to: an appended file, or stderr.
+
+    When stderr is a pipe, the logs get a descriptor of their own on it, opened
+    non-blocking (the flag belongs to that descriptor alone, not to the parent's or
+    the workers'): a client that pipes our stderr and never reads it must cost log
+    lines, never a server stuck in ``write`` (see :class:`LineSink`).
+    """
     if log_file:
         return os.open(log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        if stat.S_ISFIFO(os.fstat(2).st_mode):
+            return os.open("/proc/self/fd/2", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        pass  # no /proc, or nobody reads the pipe any more: plain stderr will do
     return os.dup(2)
 
 
@@ -76,6 +88,8 @@ class LineSink:
         self.deferred = deferred
         self._held: list[bytes] = []
         self._since = 0.0
+        #: Lines lost to a full pipe since the last that got through.
+        self.dropped = 0
 
     def msg(self, message: bytes) -> None:
         if not self._held:
@@ -104,12 +118,62 @@ class LineSink:
             self._write(b"".join(chunk))
 
     def _write(self, data: bytes) -> None:
+        """Write whole lines; on a full non-blocking pipe, count them as dropped.
+
+        A write of at most ``PIPE_BUF`` bytes to a pipe is all or nothing, so lines
+        are dropped whole. Once a write goes through again, a ``log_lines_dropped``
+        line says how many were lost (while the pipe stays stuck, that short line
+        may fit where the next does not: the counts of all such lines add up to
+        the lines lost). Only a single line longer than ``PIPE_BUF`` can be cut:
+        its rest gets ``LONG_LINE_WAIT_S`` to find room.
+        """
+        if self.dropped:
+            notice = _notice(self.dropped)
+            if not self._attempt(notice):
+                self.dropped += data.count(b"\n")
+                return
+            self.dropped = 0
+        if not self._attempt(data):
+            self.dropped += data.count(b"\n")
+
+    def _attempt(self, data: bytes) -> bool:
+        """Write all of ``data``; False when the pipe stayed full before the end."""
         view = memoryview(data)
         try:
             while view:
-                view = view[os.write(self.fd, view) :]
+                try:
+                    view = view[os.write(self.fd, view) :]
+                except BlockingIOError:
+                    # Nothing went out yet: drop it whole. Part of a long line went
+                    # out: its rest may wait a little, or the line ends up cut.
+                    untouched = len(view) == len(data)
+                    if untouched or not _writable_within(self.fd, LONG_LINE_WAIT_S):
+                        return False
         except OSError:
             pass  # a log that cannot be written must never take the server down
+        return True
+
+
+#: How long the rest of a line longer than PIPE_BUF may wait for room in the pipe.
+LONG_LINE_WAIT_S: Final = 1.0
+
+
+def _writable_within(fd: int, seconds: float) -> bool:
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return bool(poller.poll(int(seconds * 1000)))
+
+
+def _notice(dropped: int) -> bytes:
+    """The line that reports lines lost to a full pipe."""
+    line = {
+        "ts": _timestamp(),
+        "level": "warning",
+        "event": "log_lines_dropped",
+        **_context,
+        "count": dropped,
+    }
+    return _encoder.encode(line) + b"\n"
 
 
 _context: dict[str, Any] = {}
