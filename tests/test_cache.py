@@ -11,8 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gzguide import jobs as jobs_module
+from gzguide.analysis.discovery import Walk
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
 from gzguide.jobs import AnalysisService
+from gzguide.messages import AnalyzeParams
 from gzguide.workers import InProcessBackend, Outcome, failed
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers import memo as memo_module
@@ -312,3 +315,33 @@ def test_memo_fast_path_keeps_the_racy_rule_and_the_quarantine(tmp_path: Path) -
 def test_service_resolves_paths_as_os_path_join_does(file_path: str) -> None:
     service = AnalysisService("/work/root", CountingBackend(read_at_ns=0))
     assert service.resolve(file_path) == os.path.join("/work/root", file_path)
+
+
+def test_a_directory_listing_gets_half_the_budget_and_the_analysis_all_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(BRANCHY)
+    deadlines: dict[str, float | None] = {}
+
+    class RecordingWalk(Walk):
+        def __init__(self, root: str, deadline: float | None = None) -> None:
+            deadlines["walk"] = deadline
+            super().__init__(root, deadline)
+
+    class RecordingBackend(CountingBackend):
+        def analyze(
+            self, paths: Sequence[str], stats: object = None, deadline: object = None
+        ) -> list[Outcome]:
+            assert deadline is None or isinstance(deadline, float)
+            deadlines["analysis"] = deadline
+            return super().analyze(paths, stats, deadline)
+
+    monkeypatch.setattr(jobs_module, "Walk", RecordingWalk)
+    service = AnalysisService(str(tmp_path), RecordingBackend(0), directory_budget_s=4.0)
+    before = time.monotonic()
+    service.hints(AnalyzeParams(file_path="pkg"))
+    walk, analysis = deadlines["walk"], deadlines["analysis"]
+    assert walk is not None and analysis is not None
+    assert before + 2.0 <= walk <= time.monotonic() + 2.0
+    assert analysis - walk == pytest.approx(2.0)

@@ -22,6 +22,8 @@ from gzguide.analysis.model import FileReport, Finding
 from gzguide.messages import AnalyzeParams, EncodedHints, Hint, encode_hints
 from gzguide.workers import Backend, Outcome
 
+#: The share of a directory request's budget its listing may take.
+LISTING_SHARE: Final = 0.5
 #: How many encoded answers the service keeps (a few KiB each).
 MAX_ENCODED_ANSWERS: Final = 256
 
@@ -129,8 +131,12 @@ class AnalysisService:
 
     def _analyze_directory(self, requested: str, target: str) -> list[Hint]:
         budget = self.directory_budget_s
-        deadline = None if budget is None else time.monotonic() + budget
-        walk = Walk(target, deadline)
+        started = time.monotonic()
+        deadline = None if budget is None else started + budget
+        # The listing gets part of the budget only: a folder too big to list in time
+        # still has files analyzed, instead of a budget spent before the first one.
+        listed_by = None if budget is None else started + budget * LISTING_SHARE
+        walk = Walk(target, listed_by)
         relatives = walk.files()
         paths = [os.path.join(target, r) for r in relatives]
         outcomes: list[Outcome] = self.backend.analyze(paths, deadline=deadline)
