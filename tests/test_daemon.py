@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -169,3 +170,28 @@ def test_logs_get_their_own_non_blocking_descriptor_on_a_stderr_pipe() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
     # The logs' descriptor does not wait; the stderr the parent handed over still does.
     assert done.stdout.split() == [b"False", b"True"]
+
+
+STRAY = """
+import sys, warnings
+from gzguide import logs
+logs.quiet_stray_output()
+for i in range(3000):  # ~200 KB of warnings: far past the pipe's 64 KiB
+    warnings.warn(f"stray warning number {i}")
+print("x" * 100_000)
+sys.stderr.write("and more\\n")
+with open(sys.argv[1], "w") as done:
+    done.write("finished")
+"""
+
+
+def test_python_stray_output_on_a_stderr_pipe_nobody_reads_never_blocks(tmp_path: Path) -> None:
+    read_fd, write_fd = os.pipe()  # never read
+    marker = tmp_path / "done"
+    try:
+        child = subprocess.Popen([sys.executable, "-c", STRAY, str(marker)], stderr=write_fd)
+        os.close(write_fd)
+        assert child.wait(timeout=60) == 0
+        assert marker.read_text() == "finished"
+    finally:
+        os.close(read_fd)

@@ -123,6 +123,7 @@ def run_server(args: argparse.Namespace) -> int:
     from gzguide.jobs import AnalysisService
     from gzguide.workspace import thresholds_path
 
+    logs.quiet_stray_output()
     root = os.path.abspath(args.root or os.getcwd())
     table = thresholds_path(root)
     log_fd = logs.open_log_fd(args.log_file)

@@ -16,9 +16,11 @@ under load.
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import stat
+import sys
 import time
 from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime
@@ -64,12 +66,58 @@ def open_log_fd(log_file: str | None) -> int:
     """
     if log_file:
         return os.open(log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = _nonblocking_stderr_pipe()
+    return os.dup(2) if fd is None else fd
+
+
+def _nonblocking_stderr_pipe() -> int | None:
+    """A non-blocking descriptor of our own on stderr, when stderr is a pipe."""
     try:
         if stat.S_ISFIFO(os.fstat(2).st_mode):
             return os.open("/proc/self/fd/2", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         pass  # no /proc, or nobody reads the pipe any more: plain stderr will do
-    return os.dup(2)
+    return None
+
+
+class _StrayOutput(io.TextIOBase):
+    """Where Python's own stray output goes (a warning, a traceback): never blocking.
+
+    What a full pipe cannot take is dropped: such output is for a person reading
+    stderr, and with nobody reading, waiting for room would stop the process.
+    """
+
+    encoding = "utf-8"
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def write(self, text: str) -> int:
+        view = memoryview(text.encode("utf-8", "backslashreplace"))
+        try:
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except OSError:  # BlockingIOError included: a full pipe that nobody reads
+            pass
+        return len(text)
+
+
+def quiet_stray_output() -> None:
+    """On a stderr pipe, point ``sys.stderr`` and ``sys.stdout`` at :class:`_StrayOutput`.
+
+    Logs already never wait for a reader (:func:`open_log_fd`); this covers what
+    Python itself prints. Elsewhere (a terminal, a file) nothing changes.
+    """
+    fd = _nonblocking_stderr_pipe()
+    if fd is not None:
+        sys.stderr = sys.stdout = _StrayOutput(fd)
 
 
 #: Whole lines that may share one write: PIPE_BUF, the size a pipe writes atomically.

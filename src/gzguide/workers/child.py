@@ -115,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     from gzguide.workers.analyst import Analyst
     from gzguide.workers.ipc import Job, Ready, Result, job_reader, pack
 
+    logs.quiet_stray_output()
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
     log = logs.get_logger().bind(worker={"index": args.index, "pid": os.getpid()})
     if args.memory_mib:
