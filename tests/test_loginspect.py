@@ -545,6 +545,7 @@ def test_real_session_is_fully_accounted_for(session_log: Path) -> None:
         "parsed": total_lines,
         "malformed": 0,
         "truncated": 0,
+        "dropped": 0,
     }
     requests = data["requests"]
     assert requests["total"] == 10  # 9 request lines + 1 framing error
@@ -597,3 +598,18 @@ def test_real_session_log_with_a_partial_last_line(session_log: Path, tmp_path: 
     _, text = run_gz("logs", str(cut), cwd=tmp_path)
     assert b"1 malformed" not in text and b"1 truncated" in text
     assert b"Requests: 10, of which 1 framing error" in text
+
+
+def test_lines_the_server_lost_to_a_full_stderr_pipe_are_reported() -> None:
+    summary = summary_of(
+        request(0.0),
+        line("log_lines_dropped", 1.0, level="warning", count=300),
+        line("log_lines_dropped", 2.0, level="warning", count=2, process="worker-0"),
+        line("log_lines_dropped", 3.0, level="warning", count="many"),  # not a count: ignored
+        request(4.0),
+    )
+    assert summary.lines.dropped == 302
+    assert summary.events["log_lines_dropped"] == 3
+    assert "Lost before reaching the log: 302 lines (a full stderr pipe)" in format_text(summary)
+    assert json.loads(encode_json(summary))["lines"]["dropped"] == 302
+    assert "Lost before" not in format_text(summary_of(request(0.0)))

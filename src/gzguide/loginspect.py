@@ -56,7 +56,9 @@ Time span
 JSON keys (``--json``), all always present:
 
 * ``summary_version`` (1), ``files`` (the paths, as given);
-* ``lines``: ``total``, ``parsed``, ``malformed``, ``truncated``;
+* ``lines``: ``total``, ``parsed``, ``malformed``, ``truncated``, ``dropped`` (the
+  lines the server said it lost to a full stderr pipe: the sum of its
+  ``log_lines_dropped`` counts);
 * ``span``: ``first_ts``, ``last_ts``, ``duration_s`` (null without parsed lines);
 * ``levels``, ``events``: line counts by ``level`` and by ``event``;
 * ``requests``: ``total``, ``framing_errors``, ``by_outcome`` ({outcome: n}),
@@ -134,6 +136,8 @@ class LineCounts(msgspec.Struct):
     parsed: int
     malformed: int
     truncated: int
+    #: Lines the writers said they lost to a full stderr pipe (``log_lines_dropped``).
+    dropped: int = 0
 
 
 class Span(msgspec.Struct):
@@ -381,6 +385,7 @@ class Summarizer:
     def __init__(self) -> None:
         self.files: list[str] = []
         self.total = self.parsed = self.malformed = self.truncated = 0
+        self.dropped = 0
         self.first: tuple[datetime, str] | None = None
         self.last: tuple[datetime, str] | None = None
         self.levels: dict[str, int] = {}
@@ -520,6 +525,9 @@ class Summarizer:
         self.realigned += 1
         self.bytes_discarded += _int(rec.get("bytes_discarded")) or 0
 
+    def _log_lines_dropped(self, rec: dict[str, Any], _moment: datetime) -> None:
+        self.dropped += max(_int(rec.get("count")) or 0, 0)
+
     def _worker_start(self, _rec: dict[str, Any], _moment: datetime) -> None:
         self.worker_starts += 1
 
@@ -574,7 +582,7 @@ class Summarizer:
         return Summary(
             summary_version=SUMMARY_VERSION,
             files=list(self.files),
-            lines=LineCounts(self.total, self.parsed, self.malformed, self.truncated),
+            lines=LineCounts(self.total, self.parsed, self.malformed, self.truncated, self.dropped),
             span=self._span(),
             levels=_sorted(self.levels),
             events=_sorted(self.events),
@@ -699,6 +707,7 @@ _HANDLERS: Final = {
     "request": Summarizer._request,
     "framing_error": Summarizer._framing_error,
     "framing_realigned": Summarizer._framing_realigned,
+    "log_lines_dropped": Summarizer._log_lines_dropped,
     "worker_start": Summarizer._worker_start,
     "worker_ready": Summarizer._worker_ready,
     "worker_exit": Summarizer._worker_exit,
@@ -775,6 +784,9 @@ def format_text(summary: Summary) -> str:
         f"{_plural(lines.total, 'line')} ({lines.parsed} parsed, "
         f"{lines.malformed} malformed, {lines.truncated} truncated)"
     )
+    if lines.dropped:
+        lost = _plural(lines.dropped, "line")
+        out.append(f"Lost before reaching the log: {lost} (a full stderr pipe)")
     span = summary.span
     if span.first_ts is not None:
         out.append(f"Span: {span.first_ts} .. {span.last_ts} ({span.duration_s:.3f} s)")
