@@ -252,6 +252,9 @@ class ServerProcess:
     #: Hand the server a stdout whose pipe end is non-blocking (O_NONBLOCK is shared
     #: by everyone holding that end), as some parents do.
     nonblocking_stdout: bool = False
+    #: Give the server a stderr pipe that this object never reads (``proc.stderr``),
+    #: as a careless parent does; by default stderr goes to a file.
+    stderr_pipe: bool = False
     proc: subprocess.Popen[bytes] = field(init=False)
     _out: bytearray = field(init=False, default_factory=bytearray)
     _out_eof: bool = field(init=False, default=False)
@@ -269,7 +272,7 @@ class ServerProcess:
             [sys.executable, *SERVER_ARGS, *self.args],
             stdin=subprocess.PIPE,
             stdout=stdout,
-            stderr=self._stderr,
+            stderr=subprocess.PIPE if self.stderr_pipe else self._stderr,
             cwd=self.cwd,
             env=env,
             start_new_session=True,  # its own process group: workers are findable
@@ -309,7 +312,7 @@ class ServerProcess:
         self._stderr.close()
 
     def _close_pipes(self) -> None:
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()

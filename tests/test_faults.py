@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import signal
 import stat
-import subprocess
-import sys
 import threading
 import time
 import zlib
@@ -387,76 +384,70 @@ def test_a_client_that_sends_half_a_message_and_exits(tmp_path: Path, log_path: 
         server.kill()
 
 
-def test_a_non_blocking_stdout_gets_every_answer_whole(tmp_path: Path) -> None:
-    # A parent may hand over a non-blocking pipe: a full pipe then says EAGAIN
-    # instead of waiting. The server must wait for room, not drop or tear answers.
+def big_answer_requests(tmp_path: Path, count: int) -> bytes:
+    """``count`` framed requests for a module whose answer is tens of KiB (``big.py``)."""
     (tmp_path / "big.py").write_text(
         "".join(BRANCHY.replace("decide", f"decide{i}") + "\n\n" for i in range(60))
     )
+    return b"".join(frame(message("analyze", {"file_path": "big.py"}, id=i)) for i in range(count))
+
+
+def catch_up(server: ServerProcess, count: int) -> None:
+    """Read the ``count`` answers: all there, in order, whole; then end the session."""
+    responses = server.read_responses(count, timeout=60)
+    assert [r.id for r in responses] == list(range(count))
+    first = responses[0].hints
+    assert first and all(r.hints == first for r in responses)
+    server.ping()
+    server.close_stdin()
+    server.finish()
+
+
+def test_a_non_blocking_stdout_gets_every_answer_whole(tmp_path: Path) -> None:
+    # A parent may hand over a non-blocking pipe: a full pipe then says EAGAIN
+    # instead of waiting. The server must wait for room, not drop or tear answers.
     server = ServerProcess(args=("--root", str(tmp_path)), nonblocking_stdout=True)
     with server:
         server.initialize()
         count = 30  # about 1 MB of answers: the pipe holds 64 KiB
-        stream = b"".join(
-            frame(message("analyze", {"file_path": "big.py"}, id=i)) for i in range(count)
-        )
+        stream = big_answer_requests(tmp_path, count)
         in_fd = server.proc.stdin.fileno() if server.proc.stdin else -1
         os.write(in_fd, stream)  # a few KiB: fits the pipe; nothing is read back yet
         time.sleep(0.5)  # the server has filled the pipe and must wait now
         assert server.proc.poll() is None
-        responses = server.read_responses(count, timeout=60)
-        assert [r.id for r in responses] == list(range(count))
-        first = responses[0].hints
-        assert first and all(r.hints == first for r in responses)
-        server.ping()
-        server.close_stdin()
-        server.finish()
+        catch_up(server, count)
 
 
 def test_a_stderr_pipe_nobody_reads_costs_log_lines_not_answers(tmp_path: Path) -> None:
     # A plugin that pipes our stderr and never reads it: once 64 KiB of logs fill
     # the pipe, a blocking write would stop the server for good.
-    argv = ["complexity", "guide", "--server", "--root", str(tmp_path), "--workers", "0"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gzguide", *argv],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    replies = FrameReader(proc.stdout.fileno())
-    try:
+    server = ServerProcess(args=("--root", str(tmp_path), "--workers", "0"), stderr_pipe=True)
+    with server:
+        assert server.proc.stderr is not None
+        err_fd = server.proc.stderr.fileno()
+        server.initialize()
         count = 1500  # about 300 KB of request lines
-        os.write(proc.stdin.fileno(), frame(message("initialize", {"clientVersion": "1.0"}, id=0)))
-        assert "result" in replies.next(timeout=30)
         for start_id in range(0, count, 100):
-            batch = [frame(message("ping", id=i)) for i in range(start_id, start_id + 100)]
-            os.write(proc.stdin.fileno(), b"".join(batch))
-            ids = [replies.next(timeout=30)["id"] for _ in batch]
-            assert ids == list(range(start_id, start_id + 100))
+            ids = list(range(start_id, start_id + 100))
+            server.send(*(message("ping", id=i) for i in ids))
+            assert [r.id for r in server.read_responses(len(ids), timeout=30)] == ids
         # Someone reads at last: the next lines say how many were lost.
-        os.set_blocking(proc.stderr.fileno(), False)
+        os.set_blocking(err_fd, False)
         with contextlib.suppress(BlockingIOError):
-            while os.read(proc.stderr.fileno(), 1 << 16):
+            while os.read(err_fd, 1 << 16):
                 pass
-        os.write(proc.stdin.fileno(), frame(message("ping", id="last")))
-        assert replies.next(timeout=30)["id"] == "last"
+        server.send(message("ping", id="last"))
+        assert server.read_response(timeout=30).id == "last"
         lines: list[dict[str, Any]] = []
 
         def last_logged() -> bool:
-            assert proc.stderr is not None
-            lines.extend(stderr_lines(proc.stderr.fileno()))
+            lines.extend(stderr_lines(err_fd))
             return any(line.get("request_id") == "last" for line in lines)
 
         wait_for(last_logged)
         notice = next(line for line in lines if line["event"] == "log_lines_dropped")
         assert notice["level"] == "warning" and notice["count"] > count // 2
         assert notice["process"] == "frontend"
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            stream.close()
 
 
 def stderr_lines(fd: int) -> list[dict[str, Any]]:
@@ -467,44 +458,13 @@ def stderr_lines(fd: int) -> list[dict[str, Any]]:
     return [msgspec.json.decode(line) for line in data.splitlines() if line.strip()]
 
 
-class FrameReader:
-    """Responses from a raw stdout descriptor, one decoded body at a time."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buffer = b""
-
-    def next(self, timeout: float) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            head, sep, rest = self.buffer.partition(b"\r\n\r\n")
-            if sep:
-                length = int(head.split(b":")[1])
-                if len(rest) >= length:
-                    self.buffer = rest[length:]
-                    body: dict[str, Any] = msgspec.json.decode(rest[:length])
-                    return body
-            remaining = deadline - time.monotonic()
-            readable, _, _ = select.select([self.fd], [], [], max(remaining, 0))
-            if not readable:
-                raise AssertionError(f"no answer within {timeout} s: the server is stuck")
-            chunk = os.read(self.fd, 1 << 16)
-            assert chunk, "the server closed its stdout"
-            self.buffer += chunk
-
-
 def test_a_client_that_stops_reading_for_a_while_is_caught_up_with(
     tmp_path: Path, log_path: Path
 ) -> None:
     # Each answer is tens of KiB: a few fill the pipe, and the server must wait for room.
-    (tmp_path / "big.py").write_text(
-        "".join(BRANCHY.replace("decide", f"decide{i}") + "\n\n" for i in range(60))
-    )
     with start(tmp_path, log_path) as server:
         count = 60  # about 2 MB of answers: the pipe holds 64 KiB
-        stream = b"".join(
-            frame(message("analyze", {"file_path": "big.py"}, id=i)) for i in range(count)
-        )
+        stream = big_answer_requests(tmp_path, count)
         in_fd = server.proc.stdin.fileno() if server.proc.stdin else -1
         view = memoryview(stream)
         with contextlib.suppress(BlockingIOError):
@@ -517,10 +477,4 @@ def test_a_client_that_stops_reading_for_a_while_is_caught_up_with(
         assert cpu_seconds(server.pid) - before < 0.5
         assert server.proc.poll() is None
         server.write(bytes(view))
-        responses = server.read_responses(count, timeout=60)
-        assert [r.id for r in responses] == list(range(count))
-        first = responses[0].hints
-        assert first and all(r.hints == first for r in responses)
-        server.ping()
-        server.close_stdin()
-        server.finish()
+        catch_up(server, count)

@@ -569,26 +569,19 @@ def test_field_order_of_responses(ready: Session) -> None:
     assert error.startswith(b'{"id":5,"error":{"code":-32601,"message":')
 
 
-HINT = Hint(
-    metric="radon_cc",
-    precedence_band="approaching",
-    crossing_value=8.0,
-    archetype="arrowhead",
-    doctrinal_frame_headline='h\u00e9 \\ "quoted"',
-    recommended_move="m",
-    file_path="dir/\u00e9.py",
-    start_line=1,
-    end_line=2,
+#: A hint whose strings need escaping (quotes, a backslash, non-ASCII).
+ESCAPED_HINT = msgspec.structs.replace(
+    HINT, doctrinal_frame_headline='h\u00e9 \\ "quoted"', file_path="dir/\u00e9.py"
 )
 request_ids = st.one_of(st.integers(min_value=-(2**63), max_value=2**64 - 1), st.text())
 
 
 @given(request_id=request_ids, count=st.integers(min_value=0, max_value=3))
 def test_response_parts_join_to_the_encoded_response(request_id: int | str, count: int) -> None:
-    encoded = encode_hints([HINT] * count)
+    encoded = encode_hints([ESCAPED_HINT] * count)
     responses: list[Response] = [
         ResultResponse(request_id, AnalyzeResult(hints=encoded.raw)),
-        ResultResponse(request_id, AnalyzeResult(hints=[HINT] * count)),
+        ResultResponse(request_id, AnalyzeResult(hints=[ESCAPED_HINT] * count)),
         ResultResponse(request_id, InitializeResult(version="1.0", capabilities=["analyze"])),
         ResultResponse(request_id, EmptyResult()),
         error_response(request_id, METHOD_NOT_FOUND, "Method not found: 'x'"),
@@ -600,7 +593,7 @@ def test_response_parts_join_to_the_encoded_response(request_id: int | str, coun
 
 
 def test_encoded_hints_are_sent_as_they_are_held() -> None:
-    encoded = encode_hints([HINT] * 50)
+    encoded = encode_hints([ESCAPED_HINT] * 50)
     session = Session(lambda _params: encoded)
     session.handle_body(b'{"id":1,"method":"initialize","params":{"clientVersion":"1.0"}}')
     reply = session.handle_body(b'{"id":"a","method":"analyze","params":{"file_path":"f.py"}}')
