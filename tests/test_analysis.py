@@ -16,7 +16,6 @@ import pytest
 from radon.complexity import cc_visit
 from radon.visitors import ComplexityVisitor
 
-from gzguide.analysis.branches import census_and_hotspot
 from gzguide.analysis.discovery import Walk, source_files
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.lines import LineIndex
@@ -30,6 +29,7 @@ from gzguide.analysis.thresholds import (
     default_thresholds,
     parse_thresholds,
 )
+from gzguide.analysis.walk import view_of
 from gzguide.workspace import WORKSPACE_TABLE
 from tables import ALL_METRICS, table
 
@@ -308,17 +308,19 @@ def test_radon_cc_hints_are_exactly_radons_advise_band(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", _corpus(), ids=lambda p: p.name)
-def test_the_advice_census_counts_what_radon_counts(path: Path) -> None:
-    """The decision points the advice lists add up to radon's complexity, minus one."""
+def test_the_walk_counts_what_radon_counts(path: Path) -> None:
+    """The decision points the walk finds add up to radon's complexity, minus one,
+    for the whole function and for every statement a move could take out."""
     tree = ast.parse(path.read_bytes())
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             radon_value = ComplexityVisitor.from_ast(node).functions[0].complexity
-            census, _ = census_and_hotspot(node.body)
-            assert census.total == radon_value - 1, (path.name, node.lineno)
+            view = view_of(node)
+            assert view.total_points == radon_value - 1, (path.name, node.lineno)
+            assert sum(p.weight for p in view.points) == radon_value - 1, (path.name, node.lineno)
 
 
-def test_the_census_follows_radon_on_asserts_lambdas_and_nested_defs() -> None:
+def test_the_walk_follows_radon_on_asserts_lambdas_and_nested_defs() -> None:
     body = ast.parse(
         "def f(a, b):\n"
         "    assert a and b\n"  # 1: an assert, whatever it holds
@@ -329,5 +331,6 @@ def test_the_census_follows_radon_on_asserts_lambdas_and_nested_defs() -> None:
         "    return key\n"
     ).body[0]
     assert isinstance(body, ast.FunctionDef)
-    census, _ = census_and_hotspot(body.body)
-    assert dict(census.counts) == {"assert": 1, "boolean operator": 1}
+    view = view_of(body)
+    assert {p.kind: p.weight for p in view.points} == {"assert": 1, "or": 1}
+    assert view.total_points == 2

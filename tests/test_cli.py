@@ -69,3 +69,39 @@ def test_usage_errors() -> None:
     assert gz("complexity", "guide", "--server", "x.py").returncode == 2
     assert gz("complexity", "guide", "--server", "--workers", "-1").returncode == 2
     assert gz("complexity", "guide", "--server", "--analysis-timeout", "0").returncode == 2
+
+
+def test_measure_lists_every_value_even_where_no_hint_is_given(tmp_path: Path) -> None:
+    module = tmp_path / "plain.py"
+    # In radon_cc's band (4), and silenced: no hint, but measure still shows it.
+    module.write_text(
+        "def f(a, b):  # gzguide: ignore\n"
+        "    if a:\n        return 1\n    if b:\n        return 2\n"
+        "    return 3 if a and b else 4\n"
+    )
+    assert gz("complexity", "guide", str(module)).stdout.startswith("No hints")
+    done = gz("complexity", "measure", str(module), "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    by_metric = {r["metric"]: r for r in rows if r["kind"] == "function"}
+    assert by_metric["radon_cc"]["value"] == 5
+    assert by_metric["radon_cc"]["name"] == "f"
+    assert {r["metric"] for r in rows} == {
+        "radon_cc", "lizard_nloc", "lizard_param_count", "lizard_nesting_depth", "lizard_ccn",
+        "radon_mi", "radon_hal_volume", "radon_hal_difficulty", "radon_hal_effort",
+        "radon_raw_nloc", "radon_raw_lloc",
+    }  # fmt: skip
+    text = gz("complexity", "measure", str(module))
+    assert f"{module}:1-6  function f  radon_cc=5" in text.stdout
+
+
+def test_measure_a_folder_and_what_cannot_be_measured(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "ok.py").write_text("class C:\n    def m(self):\n        return self.x\n")
+    (tmp_path / "pkg" / "broken.py").write_text("def (:\n")
+    done = gz("complexity", "measure", "pkg", "--json", cwd=tmp_path)
+    assert done.returncode == 1  # one file was not Python
+    assert "pkg/broken.py: not analyzable Python" in done.stderr
+    rows = json.loads(done.stdout)
+    assert {r["file_path"] for r in rows} == {"pkg/ok.py"}
+    assert any(r["metric"] == "cohesion_lcom4" and r["name"] == "C" for r in rows)

@@ -2,6 +2,7 @@
 
 ``gz complexity guide --server``   serve the authoring-guide protocol on stdin/stdout
 ``gz complexity guide PATH...``    print the hints the server would give for PATHs
+``gz complexity measure PATH...``  print every metric value, in or out of any band
 ``gz complexity logs FILE...``     summarize server log files (``--json`` for JSON)
 
 Imports are kept lazy: the server's start-up time is part of what editors feel.
@@ -86,6 +87,17 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
 
+    measure = commands.add_parser(
+        "measure",
+        help="every metric value of every function, class and module",
+        description=(
+            "Print every metric value of every function, class and module of each PATH, "
+            "in or out of any band: the numbers behind the hints."
+        ),
+    )
+    measure.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to measure")
+    measure.add_argument("--json", action="store_true", help="print one JSON array of values")
+
     logs = commands.add_parser(
         "logs",
         help="summarize server log files",
@@ -98,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if not getattr(args, "server", False):
+        _quiet_broken_pipe()
     if args.tool == "complexity" and args.command == "guide":
         if args.server:
             if args.paths:
@@ -110,7 +124,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_oneshot(args)
     if args.tool == "complexity" and args.command == "logs":
         return run_logs(args)
+    if args.tool == "complexity" and args.command == "measure":
+        return run_measure(args)
     return 2
+
+
+def _quiet_broken_pipe() -> None:
+    """A report piped into ``head`` ends quietly when the reader leaves, as Unix tools do."""
+    import signal
+
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def run_server(args: argparse.Namespace) -> int:
@@ -201,6 +225,45 @@ def run_oneshot(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_table(hints))
     return 0
+
+
+def run_measure(args: argparse.Namespace) -> int:
+    """Every value of every file under PATHs; unanalyzable files are named on stderr."""
+    import msgspec
+
+    from gzguide.analysis.discovery import source_files
+    from gzguide.analysis.inventory import values_of
+    from gzguide.analysis.source import read_source_bytes
+    from gzguide.jobs import join_request_path
+
+    rows: list[dict[str, object]] = []
+    status = 0
+    for path in args.paths:
+        files = (
+            [(join_request_path(path, r), os.path.join(path, r)) for r in source_files(path)]
+            if os.path.isdir(path)
+            else [(path, path)]
+        )
+        for shown, real in files:
+            data = read_source_bytes(real)
+            values = values_of(data) if data is not None else None
+            if values is None:
+                print(f"gz: {shown}: not analyzable Python", file=sys.stderr)
+                status = 1
+                continue
+            rows.extend({"file_path": shown, **msgspec.structs.asdict(v)} for v in values)
+    if args.json:
+        sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(rows), indent=2) + b"\n")
+    else:
+        out = []
+        for row in rows:
+            where = f"{row['file_path']}:{row['start_line']}-{row['end_line']}"
+            subject = f"{row['kind']} {row['name']}".rstrip()
+            value = row["value"]
+            assert isinstance(value, float)
+            out.append(f"{where}  {subject}  {row['metric']}={value:g}\n")
+        sys.stdout.write("".join(out))
+    return status
 
 
 def run_logs(args: argparse.Namespace) -> int:

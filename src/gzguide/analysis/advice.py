@@ -1,40 +1,67 @@
-"""Headlines and recommended moves: specific to metric and archetype, located, our own words.
+"""Which in-band values deserve a hint, and what each hint says.
 
-The headline is one line: which metric, its value, what was measured, and how
-close it is to the gate. The move says what to do: for a classified hint, the
-archetype's remedy applied to the evidence the detector found (names, lines,
-related definitions); for an unclassified one, the metric's own remedy, located by
-what drives the value (the branches behind a complexity, the largest block of a
-long function, the method groups of an incohesive class).
+A value inside its advise band is necessary for a hint, not sufficient. For each
+definition and concern (complexity, size, parameters, nesting; a class's
+cohesion; a module's size, Halstead measures and maintainability index) the
+advisor gathers the moves that are possible on the code and gives at most one
+hint, carrying the strongest move for that concern:
+
+* **complexity** (``radon_cc``, and ``lizard_ccn`` where radon_cc is below its
+  band): a move that takes decision points out of the function (a dispatch table,
+  an idiom, an extraction that leaves both parts simpler). ``radon_cc`` always
+  gets its hint (the protocol's contract); with no such move it says where the
+  points are and why none moves out, or gives a move that tidies without lowering
+  the count. ``lizard_ccn`` speaks only with a move that lowers it.
+* **size** (``lizard_nloc``): a move that removes several lines, an extraction of
+  a real step (six or more lines holding two or more decision points) or an idiom.
+* **nesting** (``lizard_nesting_depth``): only where the code really nests that
+  deep (lizard's ND rises at every branch keyword in Python), with a move that
+  removes a level.
+* **parameters**, **cohesion**, **module**: see :mod:`~gzguide.analysis.signature`,
+  :mod:`~gzguide.analysis.classes` and :mod:`~gzguide.analysis.modules`.
+
+No two hints of a definition carry the same move: a move already given for one
+concern is not given again for another (that hint is left out instead).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Final
 
-from gzguide.analysis.archetypes import UNCLASSIFIED, Classification, FileContext
-from gzguide.analysis.branches import census_and_hotspot
-from gzguide.analysis.measure import Measurement
-from gzguide.analysis.shapes import (
-    Evidence,
-    deepest_nesting,
-    own_nodes,
-    own_parameters,
-    parameter_names,
+from gzguide.analysis.classes import cohesion_move
+from gzguide.analysis.dispatch import dispatch_moves
+from gzguide.analysis.extract import (
+    DECLARES,
+    DEFINES,
+    GUARD,
+    INPUTS,
+    LEAVES_LOOP,
+    LEAVES_RETURN,
+    LEAVES_YIELD,
+    MOST,
+    OUTPUTS,
+    SHORT,
+    Examiner,
+    Extraction,
 )
+from gzguide.analysis.filefacts import FileFacts, caller_parameters, receiver_of
+from gzguide.analysis.idioms import idiom_moves
+from gzguide.analysis.measure import Measurement
+from gzguide.analysis.modules import split_move
+from gzguide.analysis.moves import CONCERNS, Concern, Move, fit, line_list
+from gzguide.analysis.objects import chain_move
+from gzguide.analysis.scopes import Scope
+from gzguide.analysis.signature import MIN_PARAMETERS, parameter_moves
 from gzguide.analysis.thresholds import MetricBand, Position
+from gzguide.analysis.walk import FunctionView, real_depth
 
-
-@dataclass(frozen=True, slots=True)
-class Advice:
-    headline: str
-    move: str
-
-
-#: How each metric is named in advice.
-METRIC_LABELS: dict[str, str] = {
+#: How each metric is named in a headline.
+METRIC_LABELS: Final[dict[str, str]] = {
     "radon_cc": "Cyclomatic complexity",
     "lizard_ccn": "Cyclomatic complexity (lizard CCN)",
     "lizard_nloc": "Lines of code",
@@ -49,367 +76,354 @@ METRIC_LABELS: dict[str, str] = {
     "radon_raw_lloc": "Logical lines",
 }
 
+#: The metrics this engine can advise on.
+ADVISED_METRICS: Final = frozenset(METRIC_LABELS)
+
+#: A size move must remove at least this many lines.
+MIN_SIZE_GAIN: Final = 4
+#: An extraction for size must be a real step: this long, with this many points.
+SIZE_BLOCK_LINES: Final = 6
+SIZE_BLOCK_POINTS: Final = 2
+#: An extraction for complexity must take at least this many points, be this long,
+#: and be at most this share of the function's body.
+COMPLEXITY_BLOCK_POINTS: Final = 2
+COMPLEXITY_BLOCK_LINES: Final = 4
+COMPLEXITY_BLOCK_SHARE: Final = 0.6
+#: Moves that take a level of nesting away where it matters.
+_FLATTENING: Final = frozenset(
+    {
+        "merge_ifs",
+        "else_if",
+        "continue_guard",
+        "return_guard",
+        "else_guard",
+        "setdefault",
+        "comprehension",
+        "any",
+    }
+)
+#: The module measures a split lowers (or, for the index, raises): all but Halstead
+#: difficulty, a ratio that a smaller module may well have higher.
+_SPLIT_METRICS: Final = frozenset(
+    {"radon_raw_nloc", "radon_raw_lloc", "radon_hal_volume", "radon_hal_effort", "radon_mi"}
+)
+#: Idioms that say a loop or a chain more plainly without lowering the count.
+_PLAIN: Final = frozenset({"comprehension", "any", "same_arms"})
+#: Moves that tidy a function without lowering its count, for a radon_cc hint
+#: that has nothing better.
+_TIDY: Final = frozenset(
+    {
+        "same_arms",
+        "merge_ifs",
+        "continue_guard",
+        "return_guard",
+        "else_guard",
+        "next",
+        "comprehension",
+    }
+)
+
 
 @dataclass(frozen=True, slots=True)
-class Subject:
-    """Everything a writer may use: the measurement, its band, the file's facts."""
+class Candidate:
+    """One metric value inside its advise band."""
 
     m: Measurement
     band: MetricBand
     position: Position
-    classification: Classification
-    ctx: FileContext
-    #: Extra per-metric facts computed by the engine (e.g. cohesion components).
-    facts: dict[str, object]
 
-    @property
-    def evidence(self) -> Evidence:
-        assert self.classification.evidence is not None
-        return self.classification.evidence
 
-    @property
-    def where(self) -> str:
-        return f"{self.m.subject} ({_lines(self.m.start_line, self.m.end_line)})"
+@dataclass(frozen=True, slots=True)
+class Advice:
+    archetype: str
+    headline: str
+    move: str
 
 
 def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
 
 
-def _lines(start: int, end: int) -> str:
-    return f"line {start}" if start == end else f"lines {start}-{end}"
-
-
-def _line_list(lines: list[int], limit: int = 4) -> str:
-    unique = sorted(set(lines))
-    shown = ", ".join(str(n) for n in unique[:limit])
-    more = len(unique) - limit
-    return shown + (f" and {more} more" if more > 0 else "")
-
-
-_PLURALS = {"if/elif branch": "if/elif branches", "match case": "match cases"}
-
-
-def _count(n: int, noun: str) -> str:
-    if n == 1:
-        return f"1 {noun}"
-    return f"{n} {_PLURALS.get(noun, noun + 's')}"
-
-
-def _names(names: tuple[str, ...] | list[str], limit: int = 6) -> str:
-    shown = [f"`{n}`" for n in names[:limit]]
-    if len(names) > limit:
-        shown.append(f"{len(names) - limit} more")
-    if len(shown) <= 2:
-        return " and ".join(shown)
-    return ", ".join(shown[:-1]) + f" and {shown[-1]}"
-
-
-def _gate_phrase(band: MetricBand, position: Position) -> str:
+def headline(c: Candidate) -> str:
+    label = METRIC_LABELS.get(c.m.metric, c.m.metric)
+    band = c.band
     if band.gate is None:
-        return f"past the advise mark of {_fmt(band.advise)}"
-    gate = "warn" if band.gate_is_warn else "block"
-    if position is Position.APPROACHING_WARN:
-        return f"closing in on the {gate} threshold of {_fmt(band.gate)}"
-    return f"inside the advise band ({_fmt(band.advise)} to {gate} at {_fmt(band.gate)})"
-
-
-def headline(s: Subject) -> str:
-    label = METRIC_LABELS.get(s.m.metric, s.m.metric)
-    return f"{label} {_fmt(s.m.value)} in {s.m.subject} is {_gate_phrase(s.band, s.position)}"
-
-
-def _pushes(s: Subject) -> str:
-    label = METRIC_LABELS.get(s.m.metric, s.m.metric).lower()
-    return f"that is what brings its {label} to {_fmt(s.m.value)}"
-
-
-# -- moves for classified hints ------------------------------------------------------
-
-
-def _arrowhead(s: Subject) -> str:
-    e = s.evidence
-    inner = e.extra.get("inner")
-    block = f" the innermost block ({_lines(*inner)})" if isinstance(inner, tuple) else " it"
-    return (
-        f"{s.where} has {e.summary}; {_pushes(s)}. Turn the outer conditions into guard "
-        f"clauses that return or continue early, and move{block} into a helper named for "
-        "what it does, so the main path runs down the left margin."
-    )
-
-
-def _switch_on_type(s: Subject) -> str:
-    e = s.evidence
-    span = e.extra.get("span")
-    at = f" ({_lines(*span)})" if isinstance(span, tuple) else ""
-    return (
-        f"{s.where} dispatches through {e.summary}{at}; {_pushes(s)}. Give each case its "
-        f"own handler: a method on each type, a dict from tag to function, or "
-        "`functools.singledispatch`, so a new case is added without editing this chain."
-    )
-
-
-def _long_parameter_list(s: Subject) -> str:
-    e = s.evidence
-    return (
-        f"{s.where} takes {e.summary}. Pass the object these values come from instead of "
-        "its pieces, or bundle the ones that always go together into a small dataclass; "
-        "a flag parameter is better split into two functions."
-    )
-
-
-def _data_clumps(s: Subject) -> str:
-    e = s.evidence
-    return (
-        f"In {s.where} the {e.summary}. Make them one dataclass and pass that "
-        f"instead; then move the logic that reads all of {_names(e.names)} onto it."
-    )
-
-
-def _primitive_obsession(s: Subject) -> str:
-    e = s.evidence
-    at = f" (lines {_line_list(list(e.lines))})" if len(e.lines) > 1 else ""
-    return (
-        f"{s.where}: {e.summary}{at}. Give the concept a type of its own, an Enum for a "
-        "closed set of codes or a small value class for a quantity, so the valid cases "
-        "are named in one place and checked where values enter."
-    )
-
-
-def _feature_envy(s: Subject) -> str:
-    e = s.evidence
-    target = e.extra.get("target", e.names[0] if e.names else "the other object")
-    return (
-        f"{s.where} makes {e.summary}. Move this logic (or the part of it that reads "
-        f"`{target}`) into `{target}`'s class as a method, so the behaviour sits with the "
-        "data it uses and this function just asks for the result."
-    )
-
-
-def _message_chain(s: Subject) -> str:
-    e = s.evidence
-    return (
-        f"In {s.where}, {e.summary}. Ask the first object for what you need through "
-        "one method that hides the walk, so this code stops depending on the shape of "
-        "every link on the way."
-    )
-
-
-def _large_class(s: Subject) -> str:
-    e = s.evidence
-    components = s.facts.get("components")
-    groups = ""
-    if isinstance(components, list) and len(components) > 1:
-        shown = " / ".join(
-            "{" + ", ".join(g[:4]) + ("…" if len(g) > 4 else "") + "}" for g in components[:4]
-        )
-        groups = f" Its methods fall into groups that share no state: {shown}."
-    return (
-        f"{e.summary[0].upper()}{e.summary[1:]} ({s.where}).{groups} Split it along those "
-        "responsibilities: each new class keeps the attributes only its methods use, and "
-        "the original delegates or disappears."
-    )
-
-
-_ARCHETYPE_MOVES: dict[str, Callable[[Subject], str]] = {
-    "arrowhead": _arrowhead,
-    "switch_on_type": _switch_on_type,
-    "long_parameter_list": _long_parameter_list,
-    "data_clumps": _data_clumps,
-    "primitive_obsession": _primitive_obsession,
-    "feature_envy": _feature_envy,
-    "message_chain": _message_chain,
-    "large_class": _large_class,
-}
-
-
-# -- moves for unclassified hints, per metric ----------------------------------------------
-
-
-def _function_body(s: Subject) -> list[ast.stmt]:
-    assert s.m.scope is not None and s.m.scope.is_function
-    return s.m.scope.node.body
-
-
-def _complexity(s: Subject) -> str:
-    body = _function_body(s)
-    census, spot = census_and_hotspot(body)
-    parts = [
-        f"{_count(count, kind)} ({'line' if len(set(census.lines[kind])) == 1 else 'lines'} "
-        f"{_line_list(census.lines[kind])})"
-        for kind, count in census.counts.most_common()
-    ]
-    drivers = "; ".join(parts) if parts else "no branches of its own"
-    if spot is not None and spot.points < census.total:
-        step = (
-            f"Move the statement on {_lines(spot.start_line, spot.end_line)}, which holds "
-            f"{spot.points} of its {census.total} decision points, into a helper named for "
-            "what it decides, so this function reads as a short sequence of steps"
-        )
-    elif census.counts.get("boolean operator", 0) >= 2:
-        step = (
-            "Name the compound conditions: each `and`/`or` test becomes a small predicate "
-            "function or a well-named local, which the branches then read"
-        )
+        where = f"past the advise mark of {_fmt(band.advise)}"
     else:
-        step = (
-            "Give each independent condition a named predicate or helper, and return early "
-            "from the cases that need no further work"
-        )
-    return f"{s.where} branches on {drivers}. {step}."
+        gate = "warn" if band.gate_is_warn else "block"
+        if c.position is Position.APPROACHING_WARN:
+            where = f"closing in on the {gate} threshold of {_fmt(band.gate)}"
+        else:
+            where = f"inside the advise band ({_fmt(band.advise)} to {gate} at {_fmt(band.gate)})"
+    return f"{label} {_fmt(c.m.value)} in {c.m.subject} is {where}"
 
 
-def _largest_block(body: list[ast.stmt]) -> ast.stmt | None:
-    blocks = [b for b in body if not isinstance(b, ast.Expr | ast.Pass)]
+def _advice(c: Candidate, move: Move) -> Advice:
+    return Advice(move.archetype, headline(c), fit(move.text))
+
+
+# -- functions ------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _FunctionMoves:
+    view: FunctionView
+    local: list[Move]
+    examiner: Examiner
+
+    @cached_property
+    def blocks(self) -> list[Extraction]:
+        """The blocks that can move out and hold enough points for any concern's move."""
+        return self.examiner.extractions(min(COMPLEXITY_BLOCK_POINTS, SIZE_BLOCK_POINTS))
+
+
+def _moves_of(scope: Scope, facts: FileFacts) -> _FunctionMoves:
+    view = facts.view(scope)
+    local = [*dispatch_moves(view), *idiom_moves(view)]
+    return _FunctionMoves(view, local, Examiner(view, scope.owner is not None))
+
+
+def _best(moves: Sequence[Move], concern: Concern) -> Move | None:
+    useful = [m for m in moves if m.gain(concern) > 0]
+    if not useful:
+        return None
+    return max(useful, key=lambda m: (m.gain(concern), m.priority))
+
+
+def _complexity_move(found: _FunctionMoves, c: Candidate, lizard: bool) -> Move | None:
+    """The move for a complexity hint, in order of preference.
+
+    A dispatch table or an idiom that removes points (unless an extraction removes
+    clearly more); on an arrowhead, a move that flattens it; an extraction that
+    leaves both parts simpler; an idiom that says the same more plainly. For
+    ``lizard_ccn``, an optional hint, only a move that removes points and is
+    plainly better code.
+    """
+    best = _best(found.local, Concern.COMPLEXITY)
+    if lizard:
+        return best
+    block = _complexity_block(found, int(c.m.value))
+    if best is not None and (block is None or block.points <= best.gain(Concern.COMPLEXITY) + 1):
+        return best
+    if found.view.is_arrowhead():
+        flat = [m for m in found.local if m.kind in _FLATTENING and m.kind != "comprehension"]
+        if flat:
+            return max(flat, key=lambda m: m.priority)
+    plain = [m for m in found.local if m.kind in _PLAIN]
+    if plain:
+        return max(plain, key=lambda m: m.priority)
+    if block is not None:
+        return block.move(found.view, Concern.COMPLEXITY, int(c.m.value))
+    return None
+
+
+def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
+    """The extraction that leaves both parts simplest, if one is worth making."""
+    body = _body_lines(found.view)
+    blocks = [
+        b
+        for b in found.blocks
+        if b.points >= COMPLEXITY_BLOCK_POINTS
+        and b.points + 1 < value
+        and b.size >= COMPLEXITY_BLOCK_LINES
+        and b.size <= body * COMPLEXITY_BLOCK_SHARE
+    ]
     if not blocks:
         return None
-    return max(blocks, key=lambda b: (b.end_lineno or b.lineno) - b.lineno)
+    return min(blocks, key=lambda b: (max(b.points + 1, value - b.points), -b.points))
 
 
-def _long_function(s: Subject) -> str:
-    block = _largest_block(_function_body(s))
-    step = "Split it into steps with names"
-    if block is not None and (block.end_lineno or block.lineno) > block.lineno:
-        span = _lines(block.lineno, block.end_lineno or block.lineno)
-        step = (
-            f"Its largest statement spans {span}: "
-            "extract it into a helper named for its result, and let the function read as "
-            "the sequence of those steps"
-        )
-    return f"{s.where} has {_fmt(s.m.value)} lines of code. {step}."
+def _body_lines(view: FunctionView) -> int:
+    return view.body[-1].end_line - view.body[0].line + 1 if view.body else 0
 
 
-def _parameter_count(s: Subject) -> str:
-    assert s.m.scope is not None and not isinstance(s.m.scope.node, ast.ClassDef)
-    declared = parameter_names(s.m.scope.node)
-    own = own_parameters(s.m.scope)
-    receiver = " (lizard counts the receiver too)" if len(own) < len(declared) else ""
-    return (
-        f"{s.where} declares {_names(declared)}{receiver}. Before adding another, check "
-        f"whether {_names(own)} describe one thing that deserves a type, or whether the "
-        "function does two jobs selected by one of them."
+def _size_move(found: _FunctionMoves) -> Move | None:
+    moves = [m for m in found.local if m.gain(Concern.SIZE) >= MIN_SIZE_GAIN]
+    # A step of the function, not the function itself.
+    body = _body_lines(found.view)
+    moves.extend(
+        b.move(found.view, Concern.SIZE, 0)
+        for b in found.blocks
+        if b.is_loop_step
+        and not b.tail
+        and b.size * 2 <= body
+        and b.size >= SIZE_BLOCK_LINES
+        and b.points >= SIZE_BLOCK_POINTS
     )
+    return _best(moves, Concern.SIZE)
 
 
-_KEYWORD_NODES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.comprehension)
+def _nesting_move(found: _FunctionMoves, c: Candidate) -> Move | None:
+    moves = [m for m in found.local if m.gain(Concern.NESTING) > 0 and m.kind in _FLATTENING]
+    if not moves:
+        return None
+    return max(moves, key=lambda m: (m.priority, m.gain(Concern.NESTING)))
 
 
-def _nesting_depth(s: Subject) -> str:
-    body = _function_body(s)
-    chain = deepest_nesting(body)
-    if len(chain) >= s.m.value:
-        path = " > ".join(f"line {c.lineno}" for c in chain)
-        return (
-            f"{s.where} nests its blocks {_fmt(s.m.value)} deep ({path}). Return early from "
-            "the edge cases and move the innermost block into a helper, so each level reads "
-            "on its own."
-        )
-    lines = sorted(
-        {
-            getattr(n, "lineno", 0) or getattr(getattr(n, "iter", None), "lineno", 0)
-            for n in own_nodes(body)
-            if isinstance(n, _KEYWORD_NODES)
-        }
-    )
-    real = {0: "it has no nested block", 1: "no block nests in another"}.get(
-        len(chain), f"its blocks nest only {len(chain)} deep"
-    )
-    word = "line" if len(lines) == 1 else "lines"
-    return (
-        f"lizard's nesting measure reads {_fmt(s.m.value)} for {s.where}: in Python it rises "
-        f"at each if/for/while/try keyword ({word} {_line_list(lines)}) and dedenting never "
-        f"lowers it, although {real}. Every branch you "
-        "remove lowers it: merge conditions that lead to the same result, or turn a "
-        "search loop into a call to a helper that returns early."
-    )
-
-
-def _cohesion(s: Subject) -> str:
-    components = s.facts.get("components")
-    groups = ""
-    if isinstance(components, list):
-        groups = " / ".join(
-            "{" + ", ".join(g[:4]) + ("…" if len(g) > 4 else "") + "}" for g in components[:4]
-        )
-    return (
-        f"{s.where} falls apart into {_fmt(s.m.value)} groups of methods that share no "
-        f"attribute and call no one across: {groups}. Each group is a candidate class (or a "
-        "set of module functions, if it touches no state); move the smallest one out first."
-    )
-
-
-def _module_size(s: Subject) -> str:
-    tops = [sc for sc in s.ctx.scopes if sc.owner is None and "." not in sc.qualname]
-    tops.sort(key=lambda sc: sc.start_line - sc.end_line)
-    if not tops:
-        return (
-            f"{s.where} is {_fmt(s.m.value)} lines of top-level statements. Move the "
-            "statements into functions named for what they do, then group those by topic."
-        )
-    shown = ", ".join(
-        f"`{sc.qualname}` ({sc.end_line - sc.start_line + 1} lines from line {sc.start_line})"
-        for sc in tops[:3]
-    )
-    return (
-        f"{s.where} is growing past one topic. Its largest definitions are {shown}: move "
-        "the biggest cohesive one into a module of its own and import it back."
-    )
-
-
-def _halstead(s: Subject) -> str:
-    heavy = s.facts.get("heaviest")
-    where = ""
-    if isinstance(heavy, list) and heavy:
-        where = (
-            " Most of it is in " + ", ".join(f"`{name}` ({_fmt(v)})" for name, v in heavy[:3]) + "."
-        )
-    return (
-        f"{s.where} has a {METRIC_LABELS[s.m.metric].lower()} of {_fmt(s.m.value)}: many "
-        f"distinct operators and operands for a reader to hold.{where} Simplify those "
-        "expressions first: name intermediate results, and replace repeated literal "
-        "arithmetic and string building with small helpers."
-    )
-
-
-def _maintainability(s: Subject) -> str:
-    heavy = s.facts.get("heaviest")
-    lead = ""
-    if isinstance(heavy, list) and heavy:
-        lead = (
-            " Its heaviest functions by Halstead volume are "
-            + ", ".join(f"`{name}`" for name, _ in heavy[:3])
-            + "."
-        )
-    return (
-        f"{s.where} has a maintainability index of {_fmt(s.m.value)} (lower is worse).{lead} "
-        "Raise it by shrinking those functions (extract helpers), cutting branches, and "
-        "splitting the module by topic; a comment explaining the why also counts."
-    )
-
-
-_METRIC_MOVES: dict[str, Callable[[Subject], str]] = {
-    "radon_cc": _complexity,
-    "lizard_ccn": _complexity,
-    "lizard_nloc": _long_function,
-    "lizard_param_count": _parameter_count,
-    "lizard_nesting_depth": _nesting_depth,
-    "cohesion_lcom4": _cohesion,
-    "radon_mi": _maintainability,
-    "radon_hal_volume": _halstead,
-    "radon_hal_difficulty": _halstead,
-    "radon_hal_effort": _halstead,
-    "radon_raw_nloc": _module_size,
-    "radon_raw_lloc": _module_size,
+_KIND_WORDS: Final = {
+    "if": ("`if`", "`if`s"),
+    "ternary": ("conditional expression", "conditional expressions"),
+    "loop": ("loop", "loops"),
+    "except": ("`except`", "`except`s"),
+    "and": ("`and`", "`and`s"),
+    "or": ("`or`", "`or`s"),
+    "comprehension": ("comprehension", "comprehensions"),
+    "case": ("`case`", "`case`s"),
+    "assert": ("`assert`", "`assert`s"),
 }
 
-#: The metrics this engine can advise on.
-ADVISED_METRICS = frozenset(_METRIC_MOVES)
+#: Why blocks cannot move out: what to say of one block, and of several.
+_OBSTACLES: Final = {
+    SHORT: ("is too short to be worth a helper", "are too short to be worth a helper"),
+    MOST: ("is most of the function", "each make up most of the function"),
+    GUARD: ("is a guard clause", "are guard clauses"),
+    LEAVES_RETURN: ("returns from the function", "return from the function"),
+    LEAVES_YIELD: ("yields", "yield"),
+    LEAVES_LOOP: (
+        "breaks out of or continues an outer loop",
+        "break out of or continue an outer loop",
+    ),
+    DECLARES: ("declares `global` or `nonlocal` names", "declare `global` or `nonlocal` names"),
+    DEFINES: ("defines a nested function", "define nested functions"),
+    INPUTS: (
+        "reads more than three of its local values",
+        "read more than three of its local values",
+    ),
+    OUTPUTS: ("sets several values used after it", "set several values used after them"),
+}
 
 
-def advise(s: Subject) -> Advice:
-    archetype = s.classification.archetype
-    if archetype != UNCLASSIFIED:
-        move = _ARCHETYPE_MOVES[archetype](s)
+def census(view: FunctionView, examiner: Examiner) -> str:
+    """Where a function's decision points are, and why no block of them moves out."""
+    by_kind: dict[str, list[int]] = defaultdict(list)
+    total: dict[str, int] = defaultdict(int)
+    for point in view.points:
+        by_kind[point.kind].append(point.line)
+        total[point.kind] += point.weight
+    parts = []
+    for kind, at in sorted(by_kind.items(), key=lambda item: (-total[item[0]], min(item[1]))):
+        one, many = _KIND_WORDS[kind]
+        word = one if total[kind] == 1 else f"{total[kind]} {many}"
+        parts.append(f"{word} ({'line' if len(set(at)) == 1 else 'lines'} {line_list(at, 3)})")
+    shown = ", ".join(parts[:3]) + (", and more" if len(parts) > 3 else "")
+    reasons = examiner.obstacles(COMPLEXITY_BLOCK_POINTS)
+    if not reasons:
+        why = "No block holds two of them"
     else:
-        move = _METRIC_MOVES[s.m.metric](s)
-    return Advice(headline(s), move)
+        common = max(sorted(set(reasons)), key=reasons.count)
+        one, several = _OBSTACLES[common]
+        if len(reasons) == 1:
+            why = f"The block holding two or more {one}"
+        else:
+            why = f"The blocks holding two or more {several}"
+    return f"Its {view.total_points} decision points: {shown}. {why}."
+
+
+def _may_speak(scope: Scope, c: Candidate) -> bool:
+    """Whether a candidate can get a hint at all, decided before the function is walked."""
+    metric = c.m.metric
+    if metric == "lizard_nloc":
+        # Most functions in the lower half of the band read well as they are.
+        return c.position is Position.APPROACHING_WARN
+    if metric == "lizard_param_count":
+        return len(caller_parameters(scope)) >= MIN_PARAMETERS
+    if metric == "lizard_nesting_depth":
+        node = scope.node
+        assert not isinstance(node, ast.ClassDef)
+        return real_depth(node.body) >= c.m.value  # lizard's count, not real nesting
+    return True
+
+
+def _dominant_switch(found: _FunctionMoves, scope: Scope) -> Move | None:
+    """A dispatch chain that makes up half the function's body or more."""
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    body = max(scope.end_line - node.body[0].lineno + 1, 1)
+    for move in found.local:
+        if move.kind == "dispatch_table" and (move.span[1] - move.span[0] + 1) * 2 >= body:
+            return move
+    return None
+
+
+class Advisor:
+    """Decides the hints of one file version from its in-band values."""
+
+    def __init__(self, facts: FileFacts) -> None:
+        self.facts = facts
+
+    def function(self, scope: Scope, candidates: list[Candidate]) -> dict[str, Advice]:
+        by_concern: dict[Concern, list[Candidate]] = defaultdict(list)
+        for c in candidates:
+            if _may_speak(scope, c):
+                by_concern[CONCERNS[c.m.metric]].append(c)
+        if not by_concern:
+            return {}
+        given: set[tuple[str, tuple[int, int]]] = set()
+        out: dict[str, Advice] = {}
+        for c in by_concern.get(Concern.PARAMETERS, ()):
+            # Decided from the signature and the file; the body is walked only for a flag.
+            moves = parameter_moves(scope, self.facts)
+            if moves:
+                chosen = max(moves, key=lambda m: m.priority)
+                given.add(chosen.key)
+                out[c.m.metric] = _advice(c, chosen)
+        if not (by_concern.keys() - {Concern.PARAMETERS}):
+            return out
+        found = _moves_of(scope, self.facts)
+        switch = _dominant_switch(found, scope)
+
+        def give(c: Candidate, move: Move | None) -> None:
+            if move is None or move.key in given:
+                return
+            given.add(move.key)
+            advice = _advice(c, move)
+            if (
+                switch is not None
+                and switch.span[0] <= move.span[0] <= move.span[1] <= switch.span[1]
+            ):
+                # A move inside the chain that makes up the function: the chain is its shape.
+                advice = Advice(switch.archetype, advice.headline, advice.move)
+            out[c.m.metric] = advice
+
+        for c in by_concern.get(Concern.COMPLEXITY, ()):
+            lizard = c.m.metric == "lizard_ccn"
+            move = _complexity_move(found, c, lizard)
+            if move is None and not lizard:
+                tidy = [m for m in found.local if m.kind in _TIDY]
+                move = max(tidy, key=lambda m: m.priority) if tidy else None
+            if move is None and not lizard:
+                move = chain_move(found.view, receiver_of(scope))
+            if move is None and not lizard:
+                text = census(found.view, found.examiner)
+                out[c.m.metric] = Advice("unclassified", headline(c), fit(text))
+                continue
+            give(c, move)
+        for c in by_concern.get(Concern.NESTING, ()):
+            give(c, _nesting_move(found, c))
+        for c in by_concern.get(Concern.SIZE, ()):
+            give(c, _size_move(found))
+        return out
+
+    def cls(self, scope: Scope, candidate: Candidate) -> Advice | None:
+        assert isinstance(scope.node, ast.ClassDef)
+        graph = self.facts.classes.get(scope.key)
+        move = cohesion_move(scope.node, graph) if graph is not None else None
+        return _advice(candidate, move) if move is not None else None
+
+    def module(self, candidates: list[Candidate]) -> dict[str, Advice]:
+        """At most one hint per module concern; none carries a move another already gave."""
+        out: dict[str, Advice] = {}
+        move = split_move(self.facts.top_level)
+        if move is None:
+            return out
+        # The closest to its gate speaks; a move is given once.
+        able = [c for c in candidates if c.m.metric in _SPLIT_METRICS]
+        if able:
+            closest = min(able, key=lambda c: (_rank(c), c.m.metric))
+            out[closest.m.metric] = _advice(closest, move)
+        return out
+
+
+def _rank(c: Candidate) -> int:
+    """Closer to the gate first, so that of two metrics of one concern that one speaks."""
+    return 0 if c.position is Position.APPROACHING_WARN else 1

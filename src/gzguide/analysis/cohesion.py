@@ -62,6 +62,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from gzguide.analysis.parsed import ParsedModule
+from gzguide.analysis.walk import children
 
 #: Methods that are not nodes of the graph: object initializers.
 INITIALIZERS = frozenset({"__init__", "__new__", "__post_init__"})
@@ -79,6 +80,8 @@ class ClassCohesion(NamedTuple):
     lineno: int
     end_lineno: int
     name: str
+    #: The members each node method references (what the graph was built from).
+    references: dict[str, frozenset[str]]
 
 
 def class_cohesion(module: ParsedModule) -> dict[tuple[int, int], ClassCohesion]:
@@ -123,11 +126,15 @@ def _cohesion_of(cls: ast.ClassDef) -> ClassCohesion:
         if name not in INITIALIZERS and not all(_is_empty(d) for d in defs)
     ]
     members = _Members()
+    references: dict[str, frozenset[str]] = {}
     for name in nodes:
         members.add(name)
+        found: set[str] = set()
         for method in definitions[name]:
-            for ref in _references(method, cls.name):
-                members.union(name, ref)
+            found |= _references(method, cls.name)
+        for ref in found:
+            members.union(name, ref)
+        references[name] = frozenset(found)
 
     groups: dict[str, list[str]] = {}
     for name in nodes:
@@ -143,6 +150,7 @@ def _cohesion_of(cls: ast.ClassDef) -> ClassCohesion:
         lineno=cls.lineno,
         end_lineno=cls.end_lineno if cls.end_lineno is not None else cls.lineno,
         name=cls.name,
+        references=references,
     )
 
 
@@ -213,24 +221,26 @@ def _references(method: _FunctionNode, class_name: str) -> set[str]:
     # Fast path: one flat walk. Valid unless an inner function or lambda takes a
     # parameter named like the receiver (rare), which needs the scoped visitor.
     found: set[str] = set()
-    for stmt in method.body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Attribute):
-                if node.attr != "__class__" and _is_receiver(node.value, receiver, class_name):
-                    found.add(node.attr)
-            elif isinstance(node, ast.Call):
-                name = _reflected_name(node, receiver, class_name)
-                if name is not None:
-                    found.add(name)
-            elif (
-                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-                and receiver is not None
-                and receiver in _parameter_names(node.args)
-            ):
-                finder = _ScopedFinder(receiver, class_name)
-                for item in method.body:
-                    finder.visit(item)
-                return finder.found
+    stack: list[ast.AST] = list(method.body)
+    while stack:
+        node = stack.pop()
+        stack.extend(children(node))
+        if isinstance(node, ast.Attribute):
+            if node.attr != "__class__" and _is_receiver(node.value, receiver, class_name):
+                found.add(node.attr)
+        elif isinstance(node, ast.Call):
+            name = _reflected_name(node, receiver, class_name)
+            if name is not None:
+                found.add(name)
+        elif (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            and receiver is not None
+            and receiver in _parameter_names(node.args)
+        ):
+            finder = _ScopedFinder(receiver, class_name)
+            for item in method.body:
+                finder.visit(item)
+            return finder.found
     return found
 
 

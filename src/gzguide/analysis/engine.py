@@ -13,11 +13,13 @@ Metrics, each at the granularity its thresholds were measured at:
   ``radon_hal_difficulty``, ``radon_hal_effort``, ``radon_raw_nloc`` (radon's
   ``sloc``), ``radon_raw_lloc``.
 
-``radon_cc`` and ``lizard_ccn`` both count a function's decision points. So that
-two hints never say the same thing about the same lines, a function's
-``lizard_ccn`` hint is emitted only when its ``radon_cc`` is below its own advise
+A value inside its advise band is a *candidate*; :class:`~gzguide.analysis.advice.Advisor`
+decides which candidates become hints and what they say. ``radon_cc`` and
+``lizard_ccn`` both count a function's decision points, so a function's
+``lizard_ccn`` is a candidate only when its ``radon_cc`` is below its own advise
 boundary (lizard counts some constructs radon does not, and vice versa); when
 ``radon_cc`` is in its band or past its gate, ``radon_cc`` speaks for both.
+Comments can silence hints (:mod:`~gzguide.analysis.directives`).
 """
 
 from __future__ import annotations
@@ -27,15 +29,17 @@ from dataclasses import dataclass, field
 
 from radon.visitors import ComplexityVisitor
 
-from gzguide.analysis.advice import ADVISED_METRICS, Subject, advise
-from gzguide.analysis.archetypes import FileContext, classify
+from gzguide.analysis.advice import ADVISED_METRICS, Advice, Advisor, Candidate
 from gzguide.analysis.cc import function_complexities
-from gzguide.analysis.cohesion import class_cohesion
+from gzguide.analysis.cohesion import ClassCohesion, class_cohesion
+from gzguide.analysis.directives import Directives, read_directives, silencer
+from gzguide.analysis.filefacts import FileFacts
 from gzguide.analysis.lines import LineIndex
 from gzguide.analysis.lizard_metrics import LizardValues, lizard_function_metrics
 from gzguide.analysis.measure import Measurement
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
 from gzguide.analysis.module_metrics import ModuleValues, module_metrics
+from gzguide.analysis.modules import TopLevel, top_level
 from gzguide.analysis.parsed import ParsedModule, parse_module
 from gzguide.analysis.scopes import Scope, collect_scopes
 from gzguide.analysis.thresholds import Position, Thresholds
@@ -55,8 +59,12 @@ class Measured:
     lines: LineIndex
     scopes: list[Scope]
     measurements: list[Measurement]
-    #: Facts the advice may quote, keyed by (metric, start_line, end_line).
-    facts: dict[tuple[str, int, int], dict[str, object]] = field(default_factory=dict)
+    #: The comments that silence hints.
+    directives: Directives = field(default_factory=Directives)
+    #: Each class's LCOM4 graph, by the class's key (what cohesion advice reads).
+    classes: dict[tuple[int, int], ClassCohesion] = field(default_factory=dict)
+    #: The top-level definitions and the names each mentions (module advice).
+    top_level: tuple[TopLevel, ...] = ()
 
 
 #: The lizard figures behind each function metric.
@@ -102,7 +110,6 @@ def measure(module: ParsedModule) -> Measured:
     lizard = lizard_function_metrics(module)
     cohesion = class_cohesion(module)
     out: list[Measurement] = []
-    facts: dict[tuple[str, int, int], dict[str, object]] = {}
     for s in scopes:
         if s.is_function:
             out.extend(_function_measurements(s, complexities[s.key], lizard.get(s.key)))
@@ -112,11 +119,19 @@ def measure(module: ParsedModule) -> Measured:
             out.append(
                 Measurement("cohesion_lcom4", float(found.lcom4), s.start_line, s.end_line, s)
             )
-            facts[("cohesion_lcom4", s.start_line, s.end_line)] = {"components": found.components}
     out.extend(
         _module_measurements(module_metrics(module, visitor.total_complexity), module.last_line)
     )
-    return Measured(module.tree, module.lines, scopes, out, facts)
+    tokens = module.tokens
+    return Measured(
+        module.tree,
+        module.lines,
+        scopes,
+        out,
+        read_directives(module.text, tokens),
+        cohesion,
+        top_level(module.tree, module.text),
+    )
 
 
 def _radon_cc_positions(
@@ -132,12 +147,10 @@ def _radon_cc_positions(
     }
 
 
-def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
-    """The findings of a measured file under ``thresholds``, in contract order."""
-    lines = measured.lines
-    ctx = FileContext(measured.tree, measured.scopes)
+def _candidates(measured: Measured, thresholds: Thresholds) -> list[Candidate]:
     radon_cc = _radon_cc_positions(measured, thresholds)
-    findings: list[Finding] = []
+    quiet = silencer(measured.directives, measured.tree, measured.scopes)
+    found: list[Candidate] = []
     for m in measured.measurements:
         band = thresholds.band(m.metric)
         if band is None or m.metric not in ADVISED_METRICS:
@@ -151,30 +164,53 @@ def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
             and radon_cc.get(m.scope.key, Position.BELOW) is not Position.BELOW
         ):
             continue  # radon_cc speaks for this function's complexity
-        classification = classify(m, ctx)
-        subject = Subject(
-            m,
-            band,
-            position,
-            classification,
-            ctx,
-            measured.facts.get((m.metric, m.start_line, m.end_line), {}),
+        if quiet is not None and quiet.silenced(m.scope, m.metric):
+            continue
+        found.append(Candidate(m, band, position))
+    return found
+
+
+def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
+    """The findings of a measured file under ``thresholds``, in contract order."""
+    candidates = _candidates(measured, thresholds)
+    if not candidates:
+        return EMPTY_REPORT
+    advisor = Advisor(
+        FileFacts(measured.tree, measured.scopes, measured.classes, measured.top_level)
+    )
+    by_scope: dict[tuple[int, int] | None, list[Candidate]] = {}
+    for c in candidates:
+        by_scope.setdefault(c.m.scope.key if c.m.scope is not None else None, []).append(c)
+    advice: dict[tuple[str, int, int], Advice] = {}
+    for group in by_scope.values():
+        scope = group[0].m.scope
+        if scope is None:
+            given = advisor.module(group)
+        elif scope.is_function:
+            given = advisor.function(scope, group)
+        else:
+            one = advisor.cls(scope, group[0])
+            given = {group[0].m.metric: one} if one is not None else {}
+        for c in group:
+            if c.m.metric in given:
+                advice[(c.m.metric, c.m.start_line, c.m.end_line)] = given[c.m.metric]
+    lines = measured.lines
+    findings = [
+        Finding(
+            metric=c.m.metric,
+            precedence_band=c.position.value,
+            crossing_value=c.m.value,
+            archetype=a.archetype,
+            headline=a.headline,
+            move=a.move,
+            start_line=c.m.start_line,
+            end_line=c.m.end_line,
+            start_byte=lines.start_of(c.m.start_line),
+            end_byte=lines.end_of(c.m.end_line),
         )
-        text = advise(subject)
-        findings.append(
-            Finding(
-                metric=m.metric,
-                precedence_band=position.value,
-                crossing_value=m.value,
-                archetype=classification.archetype,
-                headline=text.headline,
-                move=text.move,
-                start_line=m.start_line,
-                end_line=m.end_line,
-                start_byte=lines.start_of(m.start_line),
-                end_byte=lines.end_of(m.end_line),
-            )
-        )
+        for c in candidates
+        if (a := advice.get((c.m.metric, c.m.start_line, c.m.end_line))) is not None
+    ]
     findings.sort(key=lambda f: (f.start_line, f.end_line, f.metric))
     return FileReport(findings)
 

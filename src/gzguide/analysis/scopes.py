@@ -49,16 +49,30 @@ def collect_scopes(tree: ast.Module) -> list[Scope]:
     """Every def and class in source order (pre-order), nested ones included."""
     found: list[Scope] = []
 
-    def visit(node: ast.AST, prefix: str, owner: ast.ClassDef | None) -> None:
-        for child in ast.iter_child_nodes(node):
+    def visit(body: list[ast.stmt], prefix: str, owner: ast.ClassDef | None) -> None:
+        for child in body:
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 scope = Scope(child, f"{prefix}{child.name}", owner)
                 found.append(scope)
                 inner_owner = child if isinstance(child, ast.ClassDef) else None
-                visit(child, f"{scope.qualname}.", inner_owner)
-            elif isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+                visit(child.body, f"{scope.qualname}.", inner_owner)
+            else:
                 # Definitions inside if/for/try/with/match blocks belong to the same scope.
-                visit(child, prefix, owner)
+                for block in _blocks(child):
+                    visit(block, prefix, owner)
 
-    visit(tree, "", None)
+    visit(tree.body, "", None)
     return found
+
+
+def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists directly inside a compound statement (none for a simple one)."""
+    if isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While):
+        return [node.body, node.orelse]
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return [node.body]
+    if isinstance(node, ast.Try | ast.TryStar):
+        return [node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody]
+    if isinstance(node, ast.Match):
+        return [c.body for c in node.cases]
+    return []

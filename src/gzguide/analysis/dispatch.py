@@ -1,0 +1,246 @@
+"""If/elif chains (and ``if ...: return`` ladders, and ``match``) that choose by one value.
+
+A chain is a dispatch when 3 or more of its arms (three quarters of them at least)
+test the same subject:
+
+* by **type** (``isinstance(x, T)``, ``type(x) is T``, class patterns) or by **tag**
+  (``x.kind == "..."``, ``msg["type"] == "..."``, or any literal code the function
+  was handed as a parameter): behaviour is chosen per case, so each case can be a
+  handler in a table (``switch_on_type``);
+* by **literal value**, with every arm only producing a value (one ``return`` or one
+  assignment to the same name): the chain is a table written as code
+  (``dict_lookup``).
+
+The gain is every decision point of the chain: its arms move into handlers or
+become table entries.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass
+from typing import Final
+
+from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines
+from gzguide.analysis.walk import FunctionView, Stmt
+
+SWITCH: Final = "switch_on_type"
+#: Attribute or key names that hold a discriminating tag.
+TAG_NAMES: Final = frozenset(
+    {"type", "kind", "tag", "variant", "op", "opcode", "category", "__class__", "mode", "command"}
+)
+MIN_ARMS: Final = 3
+
+
+@dataclass(frozen=True, slots=True)
+class _Test:
+    kind: str  # "type", "tag" or "value"
+    subject: str  # ast.dump of the subject expression
+    shown: ast.expr
+
+
+def _subject_of(test: ast.expr, params: frozenset[str]) -> _Test | None:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        found = [_subject_of(v, params) for v in test.values]
+        if found and all(f is not None for f in found):
+            first = found[0]
+            assert first is not None
+            if all(f is not None and f.subject == first.subject for f in found):
+                return first
+        return None
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
+        if test.func.id in ("isinstance", "issubclass") and len(test.args) == 2:
+            return _Test("type", ast.dump(test.args[0]), test.args[0])
+        return None
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Attribute)
+        and test.func.attr in ("startswith", "endswith")
+        and len(test.args) == 1
+        and isinstance(test.args[0], ast.Constant | ast.Tuple)
+    ):
+        return _Test("value", ast.dump(test.func.value), test.func.value)
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    if not isinstance(test.ops[0], ast.Eq | ast.Is | ast.In):
+        return None
+    left, right = test.left, test.comparators[0]
+    for subject, value in ((left, right), (right, left)):
+        if (
+            isinstance(subject, ast.Call)
+            and isinstance(subject.func, ast.Name)
+            and subject.func.id == "type"
+            and len(subject.args) == 1
+        ):
+            return _Test("type", ast.dump(subject.args[0]), subject.args[0])
+        if not _literal(value):
+            continue
+        if isinstance(subject, ast.Attribute) and subject.attr in TAG_NAMES:
+            return _Test("tag", ast.dump(subject), subject)
+        if (
+            isinstance(subject, ast.Subscript)
+            and isinstance(subject.slice, ast.Constant)
+            and subject.slice.value in TAG_NAMES
+        ):
+            return _Test("tag", ast.dump(subject), subject)
+        if isinstance(subject, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
+            if isinstance(subject, ast.Name) and (subject.id in params or subject.id in TAG_NAMES):
+                return _Test("tag", ast.dump(subject), subject)
+            return _Test("value", ast.dump(subject), subject)
+    return None
+
+
+def _literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return node.value is not None and not isinstance(node.value, bool)
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return bool(node.elts) and all(isinstance(e, ast.Constant) for e in node.elts)
+    return isinstance(node, ast.Attribute) and node.attr.isupper()  # an enum-like constant
+
+
+def _arms(stmt: Stmt) -> list[tuple[ast.expr, list[ast.stmt], int]]:
+    """(test, body, line) of each arm: an if/elif chain, or a ladder of returning ifs."""
+    node = stmt.node
+    assert isinstance(node, ast.If)
+    arms = [(node.test, node.body, node.lineno)]
+    current = node
+    while len(current.orelse) == 1 and isinstance(current.orelse[0], ast.If):
+        current = current.orelse[0]
+        arms.append((current.test, current.body, current.lineno))
+    if len(arms) > 1 or current.orelse:
+        return arms
+    # A ladder: this if and the ifs right after it, each leaving the function.
+    ladder = arms
+    index = stmt.index + 1
+    while _leaves(ladder[-1][1]) and index < len(stmt.container):
+        following = stmt.container[index]
+        if not isinstance(following, ast.If) or following.orelse:
+            break
+        ladder.append((following.test, following.body, following.lineno))
+        index += 1
+    if not _leaves(ladder[-1][1]):
+        ladder.pop()
+    return ladder
+
+
+def _leaves(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Return | ast.Raise)
+
+
+def _value_arm(body: list[ast.stmt]) -> str | None:
+    """What an arm that only produces a fixed value sets (``return`` or the name); else None."""
+    if len(body) != 1:
+        return None
+    only = body[0]
+    if isinstance(only, ast.Return) and only.value is not None and _fixed(only.value):
+        return "return"
+    if (
+        isinstance(only, ast.Assign)
+        and len(only.targets) == 1
+        and isinstance(only.targets[0], ast.Name)
+        and _fixed(only.value)
+    ):
+        return only.targets[0].id
+    return None
+
+
+def _fixed(value: ast.expr) -> bool:
+    """A value a table can hold: a literal, a name, a dotted name, or a tuple of those."""
+    if isinstance(value, ast.Tuple):
+        return all(_fixed(e) for e in value.elts)
+    if isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant):
+        return True
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return isinstance(value, ast.Constant | ast.Name)
+
+
+def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move | None:
+    arms = _arms(stmt)
+    if len(arms) < MIN_ARMS:
+        return None
+    tests = [_subject_of(test, params) for test, _, _ in arms]
+    counts = Counter(t.subject for t in tests if t is not None)
+    if not counts:
+        return None
+    subject, hits = counts.most_common(1)[0]
+    if hits < MIN_ARMS or hits * 4 < len(arms) * 3:
+        return None
+    matching = [t for t in tests if t is not None and t.subject == subject]
+    kind = "type" if any(t.kind == "type" for t in matching) else matching[0].kind
+    shown = matching[0].shown
+    first_line = arms[0][2]
+    last = arms[-1][1][-1]
+    span = (first_line, max(stmt.end_line, last.end_lineno or last.lineno))
+    chain_points = _chain_points(view, stmt, len(arms))
+    gains = {Concern.COMPLEXITY: chain_points}
+    where = lines(*span)
+    if kind != "type" and all(_value_arm(body) for _, body, _ in arms):
+        produced = {_value_arm(body) for _, body, _ in arms}
+        if len(produced) != 1:
+            return None
+        text = (
+            f"The chain at {where} maps {len(arms)} values of {code(shown, 40)} to results: "
+            "a dict lookup (or a table of prefixes) replaces it."
+        )
+        gains[Concern.SIZE] = max(0, span[1] - span[0] + 1 - len(arms) - 1)
+        return Move("dict_lookup", UNCLASSIFIED, text, span, gains, priority=5)
+    if kind == "value":
+        return None  # choosing behaviour by a plain local's value: a parser's job, often
+    by = "type" if kind == "type" else "value"
+    remedy = (
+        "a dict from type to handler, or `functools.singledispatch`, replaces it."
+        if kind == "type"
+        else "a dict from each value to a handler function replaces it."
+    )
+    text = (
+        f"The chain at {where} picks behaviour by the {by} of {code(shown, 40)} "
+        f"in {len(arms)} arms: {remedy}"
+    )
+    return Move("dispatch_table", SWITCH, text, span, gains, priority=6)
+
+
+def _chain_points(view: FunctionView, stmt: Stmt, arms: int) -> int:
+    """Every point of the chain: the if/elif statement, or the ladder's ifs."""
+    node = stmt.node
+    if isinstance(node, ast.If) and node.orelse:
+        return stmt.points
+    ladder = stmt.container[stmt.index : stmt.index + arms]
+    return sum(s.points for n in ladder if (s := view.stmt_of(n)) is not None)
+
+
+def _match_move(stmt: Stmt) -> Move | None:
+    node = stmt.node
+    if not isinstance(node, ast.Match):
+        return None
+    classes = [c for c in node.cases if isinstance(c.pattern, ast.MatchClass)]
+    tagged = isinstance(node.subject, ast.Attribute) and node.subject.attr in TAG_NAMES
+    arms = len(classes) if len(classes) >= MIN_ARMS else (len(node.cases) if tagged else 0)
+    if arms < MIN_ARMS:
+        return None
+    span = (node.lineno, node.end_lineno or node.lineno)
+    by = "type" if classes else "value"
+    text = (
+        f"The `match` at {lines(*span)} picks behaviour by the {by} of "
+        f"{code(node.subject, 40)} in {arms} cases: a handler per case "
+        "(a dict, methods on the types, or `functools.singledispatch`) replaces it."
+    )
+    return Move("dispatch_table", SWITCH, text, span, {Concern.COMPLEXITY: stmt.points}, 6)
+
+
+def dispatch_moves(view: FunctionView) -> list[Move]:
+    params = frozenset(view.params)
+    found: list[Move] = []
+    taken: set[int] = set()
+    for stmt in view.statements:
+        if isinstance(stmt.node, ast.If) and not stmt.is_elif and stmt.line not in taken:
+            move = _chain_move(view, stmt, params)
+            if move is not None:
+                found.append(move)
+                taken.update(range(move.span[0], move.span[1] + 1))
+        elif isinstance(stmt.node, ast.Match):
+            move = _match_move(stmt)
+            if move is not None:
+                found.append(move)
+    return found

@@ -1,0 +1,296 @@
+"""Extract Function, with its preconditions checked on the code as written.
+
+A block (one compound statement, or a run of statements of one body: a whole body
+or a paragraph between blank lines) can move into a helper unchanged when:
+
+* nothing in it leaves it: no ``yield``, no ``global``/``nonlocal``, no ``break``
+  or ``continue`` of a loop outside it, and no ``return`` unless the block ends
+  the function (then the call becomes ``return helper(...)``); a ``raise`` moves
+  as it is, since the exception leaves the helper the same way;
+* it defines no nested function or class (their closures would change);
+* it reads at most three of the function's local values (the receiver of a method
+  does not count: the helper is a method too) and sets at most one that is used
+  after it (the helper returns it);
+* it is worth a helper: at least three lines, not most of the function, and not a
+  guard clause (an ``if`` that only raises or returns).
+
+Its gains are exact: the radon points and the lines it holds leave the function,
+which keeps one call line.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Final
+
+from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, lines, names
+from gzguide.analysis.walk import BREAK, CONTINUE, DECLARE, RETURN, YIELD, FunctionView, Stmt
+
+MIN_LINES: Final = 3
+MAX_INPUTS: Final = 3
+#: A block longer than this share of the function's body is the function itself.
+MAX_SHARE: Final = 0.75
+
+_DESCRIPTIONS: Final = {
+    ast.If: "the `if`",
+    ast.For: "the `for` loop",
+    ast.AsyncFor: "the `async for` loop",
+    ast.While: "the `while` loop",
+    ast.Try: "the `try`",
+    ast.TryStar: "the `try`",
+    ast.With: "the `with` block",
+    ast.AsyncWith: "the `async with` block",
+    ast.Match: "the `match`",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    statements: tuple[Stmt, ...]
+    inputs: tuple[str, ...]
+    output: str | None
+    #: The block ends the function: the call becomes ``return helper(...)``.
+    tail: bool
+    points: int
+    conditions: int
+
+    @property
+    def start_line(self) -> int:
+        return self.statements[0].line
+
+    @property
+    def end_line(self) -> int:
+        return self.statements[-1].end_line
+
+    @property
+    def size(self) -> int:
+        return self.end_line - self.start_line + 1
+
+    @property
+    def is_loop_step(self) -> bool:
+        """A loop, alone or after the statements that prepare it: a step with a name."""
+        return isinstance(self.statements[-1].node, ast.For | ast.AsyncFor | ast.While) and (
+            len(self.statements) <= 3
+        )
+
+    @property
+    def what(self) -> str:
+        if len(self.statements) == 1:
+            node = self.statements[0].node
+            if isinstance(node, ast.If) and node.orelse and isinstance(node.orelse[0], ast.If):
+                return "the `if`/`elif` chain"
+            return _DESCRIPTIONS.get(type(node), "the statement")
+        return f"its {len(self.statements)} statements"
+
+    def move(self, view: FunctionView, concern: Concern, total: int) -> Move:
+        """Worded for ``concern``; ``total`` is the function's radon complexity."""
+        takes = f"takes {names(self.inputs)}" if self.inputs else "takes nothing"
+        if self.tail:
+            gives = "and whose result it returns"
+        elif self.output:
+            gives = f"and returns `{self.output}`"
+        else:
+            gives = ""
+        helper = f"a helper that {takes} {gives}".rstrip()
+        where = f"{lines(self.start_line, self.end_line).capitalize()} ({self.what})"
+        if concern is Concern.COMPLEXITY:
+            tail = f": {self.points} of its {total - 1} decision points go with them."
+        else:
+            tail = "."
+        text = f"{where} can move into {helper}{tail}"
+        archetype = "arrowhead" if _flattens(view, self) else UNCLASSIFIED
+        gains = {
+            Concern.COMPLEXITY: self.points,
+            Concern.SIZE: self.size - 1,
+        }
+        return Move("extract", archetype, text, (self.start_line, self.end_line), gains, 1)
+
+
+def _flattens(view: FunctionView, block: Extraction) -> bool:
+    """Whether the block holds the deepest code of an arrowhead-shaped function."""
+    if not view.is_arrowhead():
+        return False
+    first, last = block.statements[0], block.statements[-1]
+    return any(
+        s.depth == view.max_depth and first.start <= s.start and s.end <= last.end
+        for s in view.statements
+    )
+
+
+def _receiver(view: FunctionView, is_method: bool) -> str | None:
+    if not is_method or not view.params:
+        return None
+    decorators = view.node.decorator_list
+    if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in decorators):
+        return None
+    return view.params[0]
+
+
+def _candidates(view: FunctionView) -> list[tuple[Stmt, ...]]:
+    """Compound statements, whole bodies and blank-line paragraphs of two or more statements."""
+    found: list[tuple[Stmt, ...]] = []
+    blocks: list[list[Stmt]] = [view.body]
+    for stmt in view.statements:
+        if stmt.blocks and not stmt.is_elif:
+            found.append((stmt,))
+        blocks.extend(stmt.blocks)
+    for block in blocks:
+        if len(block) >= 2:
+            found.append(tuple(block))
+        paragraph: list[Stmt] = []
+        for stmt in block:
+            if paragraph and stmt.line > paragraph[-1].end_line + 1:
+                if 2 <= len(paragraph) < len(block):
+                    found.append(tuple(paragraph))
+                paragraph = []
+            paragraph.append(stmt)
+        if 2 <= len(paragraph) < len(block):
+            found.append(tuple(paragraph))
+    return found
+
+
+def _is_guard(stmts: tuple[Stmt, ...]) -> bool:
+    if len(stmts) != 1:
+        return False
+    node = stmts[0].node
+    return (
+        isinstance(node, ast.If)
+        and not node.orelse
+        and len(node.body) == 1
+        and isinstance(node.body[0], ast.Raise | ast.Return | ast.Continue | ast.Break)
+    )
+
+
+#: Why a block cannot move out as it is.
+SHORT: Final = "short"
+MOST: Final = "most"
+GUARD: Final = "guard"
+SIMPLE: Final = "simple"
+DEFINES: Final = "defines"
+LEAVES_RETURN: Final = "return"
+LEAVES_YIELD: Final = "yield"
+LEAVES_LOOP: Final = "loop"
+DECLARES: Final = "declares"
+INPUTS: Final = "inputs"
+OUTPUTS: Final = "outputs"
+
+
+class Examiner:
+    """Checks blocks of one function against the preconditions (each block once)."""
+
+    def __init__(self, view: FunctionView, is_method: bool) -> None:
+        self.view = view
+        self._verdicts: dict[tuple[int, int, int], Extraction | str] = {}
+        self.receiver = _receiver(view, is_method)
+        body = view.body
+        self.body_lines = max(body[-1].end_line - body[0].line + 1, 1) if body else 1
+        self.tail_node = body[-1].node if body else None
+        self.closures = _closure_reads(view) if view.nested else {}
+
+    def examine(self, stmts: tuple[Stmt, ...]) -> Extraction | str:
+        key = (stmts[0].line, stmts[0].node.col_offset, stmts[-1].end_line)
+        found = self._verdicts.get(key)
+        if found is None:
+            found = self._examine(stmts)
+            self._verdicts[key] = found
+        return found
+
+    def extractions(self, min_points: int = 0) -> list[Extraction]:
+        """Every block holding ``min_points`` or more that can move into a helper as it is."""
+        out: list[Extraction] = []
+        seen: set[tuple[int, int]] = set()
+        for stmts in _candidates(self.view):
+            span = (stmts[0].line, stmts[-1].end_line)
+            if span in seen or sum(s.points for s in stmts) < min_points:
+                continue
+            seen.add(span)
+            found = self.examine(stmts)
+            if isinstance(found, Extraction):
+                out.append(found)
+        return out
+
+    def obstacles(self, min_points: int) -> list[str]:
+        """Why each compound statement holding ``min_points`` or more points cannot move out."""
+        found = []
+        for stmt in self.view.statements:
+            if stmt.blocks and not stmt.is_elif and stmt.points >= min_points:
+                verdict = self.examine((stmt,))
+                if isinstance(verdict, str):
+                    found.append(verdict)
+        return found
+
+    def _examine(self, stmts: tuple[Stmt, ...]) -> Extraction | str:
+        view = self.view
+        first, last = stmts[0], stmts[-1]
+        size = last.end_line - first.line + 1
+        if len(stmts) == 1 and not first.blocks:
+            return SIMPLE  # one simple statement, however many lines its call takes
+        if _is_guard(stmts):
+            return GUARD
+        if size < MIN_LINES:
+            return SHORT
+        if size > self.body_lines * MAX_SHARE:
+            return MOST
+        start, end = first.start, last.end
+        if view.nested_within(start, end):
+            return DEFINES
+        tail = last.node is self.tail_node and first.parent is None
+        leaves = _leaves(view, start, end, tail)
+        if leaves is not None:
+            return leaves
+        read, written = view.names_within(start, end)
+        inputs = sorted(
+            n
+            for n in read
+            if n != self.receiver and any(p < start or p > end for p in view.stores.get(n, ()))
+        )
+        if len(inputs) > MAX_INPUTS:
+            return INPUTS
+        outputs = [] if tail else [n for n in written if self._used_after(n, first, end)]
+        if len(outputs) > 1:
+            return OUTPUTS
+        points = sum(s.points for s in stmts)
+        conditions = sum(s.conditions for s in stmts)
+        output = outputs[0] if outputs else None
+        return Extraction(stmts, tuple(inputs), output, tail, points, conditions)
+
+    def _used_after(self, name: str, first: Stmt, end: tuple[int, int]) -> bool:
+        loads = [*self.view.loads.get(name, ()), *self.closures.get(name, ())]
+        if any(p > end for p in loads):
+            return True
+        # Inside a loop, a value set in one pass may be read at the top of the next.
+        loop = first.parent
+        while loop is not None:
+            if isinstance(loop.node, ast.For | ast.AsyncFor | ast.While) and any(
+                loop.start <= p < first.start for p in loads
+            ):
+                return True
+            loop = loop.parent
+        return False
+
+
+def _leaves(
+    view: FunctionView, start: tuple[int, int], end: tuple[int, int], tail: bool
+) -> str | None:
+    for jump in view.jumps_within(start, end):
+        if jump.kind == YIELD:
+            return LEAVES_YIELD
+        if jump.kind == DECLARE:
+            return DECLARES
+        if jump.kind == RETURN and not tail:
+            return LEAVES_RETURN
+        if jump.kind in (BREAK, CONTINUE) and (jump.loop is None or not start <= jump.loop <= end):
+            return LEAVES_LOOP
+    return None
+
+
+def _closure_reads(view: FunctionView) -> dict[str, list[tuple[int, int]]]:
+    """Names that nested definitions read, as if read where they are defined."""
+    reads: dict[str, list[tuple[int, int]]] = {}
+    for node in view.nested_nodes:
+        where = (node.lineno, node.col_offset)
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                reads.setdefault(sub.id, []).append(where)
+    return reads

@@ -1,0 +1,114 @@
+"""What some detectors need to know about the whole file, each fact computed on first use.
+
+Most hints are decided from their own definition. A few need the file: which
+other functions take the same parameters (a data clump). Each of these is computed
+once per file, only when a detector asks; the walk of each function
+(:func:`view_of`) is made once.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import combinations
+from typing import Final
+
+from gzguide.analysis.cohesion import ClassCohesion
+from gzguide.analysis.modules import TopLevel
+from gzguide.analysis.scopes import FunctionNode, Scope
+from gzguide.analysis.walk import FunctionView, view_of
+
+#: Signatures longer than this are not searched for shared triples (there are
+#: n*(n-1)*(n-2)/6 of them); such a signature gets a long-parameter-list hint anyway.
+MAX_CLUMP_PARAMETERS: Final = 10
+
+
+@dataclass(eq=False)
+class FileFacts:
+    tree: ast.Module
+    scopes: list[Scope]
+    #: The LCOM4 graph of each class, by its key.
+    classes: dict[tuple[int, int], ClassCohesion] = field(default_factory=dict)
+    #: The top-level definitions and the names each mentions.
+    top_level: tuple[TopLevel, ...] = ()
+    _views: dict[tuple[int, int], FunctionView] = field(default_factory=dict)
+    #: What detectors work out once per file and share (keyed by the detector).
+    memo: dict[object, object] = field(default_factory=dict)
+
+    def view(self, scope: Scope) -> FunctionView:
+        """The one walk of a function's own code (made once per file version)."""
+        found = self._views.get(scope.key)
+        if found is None:
+            assert not isinstance(scope.node, ast.ClassDef)
+            found = view_of(scope.node)
+            self._views[scope.key] = found
+        return found
+
+    @cached_property
+    def functions(self) -> list[Scope]:
+        return [s for s in self.scopes if s.is_function]
+
+    @cached_property
+    def nested_functions(self) -> set[tuple[int, int]]:
+        """Keys of the functions defined inside another function (not methods, not top level)."""
+        return {s.key for s in self.functions if s.owner is None and "." in s.qualname}
+
+    @cached_property
+    def triples(self) -> dict[tuple[str, str, str], list[Scope]]:
+        """Every three parameter names that one function takes, -> the functions taking them."""
+        index: dict[tuple[str, str, str], list[Scope]] = {}
+        for scope in self.functions:
+            names = sorted(set(self.parameters[scope.key]))
+            if 3 <= len(names) <= MAX_CLUMP_PARAMETERS:
+                for triple in combinations(names, 3):
+                    index.setdefault(triple, []).append(scope)
+        return index
+
+    @cached_property
+    def parameters(self) -> dict[tuple[int, int], list[str]]:
+        """Each function's named parameters a caller passes, by the function's key."""
+        return {s.key: caller_parameters(s) for s in self.functions}
+
+    @cached_property
+    def by_key(self) -> dict[tuple[int, int], Scope]:
+        return {s.key: s for s in self.functions}
+
+    @cached_property
+    def by_parameter(self) -> dict[str, list[Scope]]:
+        """Parameter name -> the functions that take it (the receiver aside)."""
+        index: dict[str, list[Scope]] = {}
+        for scope in self.functions:
+            for name in self.parameters[scope.key]:
+                index.setdefault(name, []).append(scope)
+        return index
+
+
+def _is_static(node: FunctionNode) -> bool:
+    return any(
+        (isinstance(d, ast.Name) and d.id == "staticmethod")
+        or (isinstance(d, ast.Attribute) and d.attr == "staticmethod")
+        for d in node.decorator_list
+    )
+
+
+def receiver_of(scope: Scope) -> str | None:
+    """A method's ``self`` or ``cls`` parameter (whatever its name); None otherwise."""
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    if scope.owner is None or _is_static(node):
+        return None
+    positional = [*node.args.posonlyargs, *node.args.args]
+    return positional[0].arg if positional else None
+
+
+def caller_parameters(scope: Scope) -> list[str]:
+    """The named parameters a caller passes: no receiver, no ``*args`` or ``**kwargs``."""
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    args = node.args
+    named = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    receiver = receiver_of(scope)
+    if receiver is not None and named and named[0] == receiver:
+        named = named[1:]
+    return named

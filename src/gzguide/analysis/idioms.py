@@ -1,0 +1,682 @@
+"""Local idioms: small rewrites that say the same thing with fewer branches or levels.
+
+Each detector matches one exact shape, so the rewrite it proposes is equivalent to
+the code as written, and it reports how much each concern's value drops:
+
+* ``any``/``all``/``next``: a loop that only searches (``for x in xs: if t: return
+  True`` then ``return False``);
+* ``comprehension``: a loop that only fills a fresh list, set or dict;
+* ``membership``: ``x == a or x == b`` is ``x in (a, b)``;
+* ``isinstance_tuple``: ``isinstance(x, A) or isinstance(x, B)``;
+* ``bool_return``: ``if t: return True`` then ``return False`` is ``return t``;
+* ``dict_get``: ``d[k] if k in d else default``, spelled with an ``if`` or a ``try``;
+* ``suppress``: ``try: ... except E: pass`` is ``with contextlib.suppress(E):``;
+* ``tuple_compare``: ``a.x == b.x and a.y == b.y and a.z == b.z``;
+* ``merge_ifs``: an ``if`` whose whole body is another ``if``;
+* ``continue_guard``/``return_guard``: a condition that wraps the rest of a loop
+  body or function, or an ``else`` that only leaves;
+* ``same_arms``: two adjacent arms of an if/elif chain with identical bodies;
+* ``setdefault``: ``if k in d: d[k].append(v) else: d[k] = [v]``.
+
+Complexity gains are radon's points; nesting gains are real levels
+(``if``/``for``/``while``/``match``); size gains are source lines.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import Final
+
+from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines, plural, snippet
+from gzguide.analysis.walk import FunctionView, Stmt
+
+ARROWHEAD: Final = "arrowhead"
+_BOOL_CALLS: Final = frozenset({"isinstance", "issubclass", "callable", "hasattr", "bool"})
+_NEGATED: Final[dict[type[ast.cmpop], type[ast.cmpop]]] = {
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
+
+
+def _target(node: ast.expr) -> str:
+    """A loop target as a ``for`` writes it (``a, b``, not ``(a, b)``)."""
+    if isinstance(node, ast.Tuple) and node.elts:
+        return ", ".join(ast.unparse(e) for e in node.elts)
+    return ast.unparse(node)
+
+
+def _span(stmt: Stmt) -> tuple[int, int]:
+    return (stmt.line, stmt.end_line)
+
+
+def _const(node: ast.AST | None, value: object) -> bool:
+    return isinstance(node, ast.Constant) and node.value is value
+
+
+def _same(a: ast.AST, b: ast.AST) -> bool:
+    return ast.dump(a) == ast.dump(b)
+
+
+def negation(test: ast.expr) -> ast.expr:
+    """The plain negation of ``test`` (``not x`` -> ``x``, ``a == b`` -> ``a != b``)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _NEGATED:
+        return ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators)
+    return ast.UnaryOp(ast.Not(), test)
+
+
+def _is_boolean(test: ast.expr) -> bool:
+    if isinstance(test, ast.Compare):
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return True
+    if isinstance(test, ast.BoolOp):
+        return all(_is_boolean(v) for v in test.values)
+    return (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id in _BOOL_CALLS
+    )
+
+
+def _body_lines(statements: list[ast.stmt]) -> int:
+    if not statements:
+        return 0
+    return (statements[-1].end_lineno or statements[-1].lineno) - statements[0].lineno + 1
+
+
+# -- loops -------------------------------------------------------------------------------
+
+
+def _search(stmt: Stmt) -> Move | None:
+    """``for x in xs: if t: return R`` followed by ``return D``."""
+    node = stmt.node
+    if not isinstance(node, ast.For) or node.orelse or len(node.body) != 1:
+        return None
+    inner = node.body[0]
+    if not isinstance(inner, ast.If) or inner.orelse or len(inner.body) != 1:
+        return None
+    found = inner.body[0]
+    after = stmt.next_node()
+    if not isinstance(found, ast.Return) or not isinstance(after, ast.Return):
+        return None
+    span = (node.lineno, after.end_lineno or after.lineno)
+    loop = f"The loop at {lines(node.lineno, node.end_lineno or node.lineno)} only searches"
+    target, iterable = _target(node.target), ast.unparse(node.iter)
+    if _const(found.value, True) and _const(after.value, False):
+        call = ast.parse(f"any({ast.unparse(inner.test)} for {target} in {iterable})").body[0]
+        assert isinstance(call, ast.Expr)
+        text = f"{loop}: `return {code(call.value, 70)[1:-1]}` replaces it and its `return False`"
+        gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
+        return Move("any", UNCLASSIFIED, text + ".", span, gains, priority=3)
+    if _const(found.value, False) and _const(after.value, True):
+        test = ast.unparse(negation(inner.test))
+        call = ast.parse(f"all({test} for {target} in {iterable})").body[0]
+        assert isinstance(call, ast.Expr)
+        text = f"{loop}: `return {code(call.value, 70)[1:-1]}` replaces it and its `return True`"
+        gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
+        return Move("all", UNCLASSIFIED, text + ".", span, gains, priority=3)
+    if found.value is None or isinstance(found.value, ast.Constant):
+        return None
+    default = ast.unparse(after.value) if after.value is not None else "None"
+    expr = ast.unparse(found.value)
+    generator = f"({expr} for {target} in {iterable} if {ast.unparse(inner.test)})"
+    call = ast.parse(f"next({generator}, {default})").body[0]
+    assert isinstance(call, ast.Expr)
+    text = f"{loop} for the first match: `return {code(call.value, 80)[1:-1]}` says so"
+    gains = {Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
+    return Move("next", UNCLASSIFIED, text + ".", span, gains, priority=2)
+
+
+_EMPTY: Final = {"list": "[]", "set": "set()", "dict": "{}"}
+
+
+def _fresh_collection(node: ast.stmt | None) -> tuple[str, str] | None:
+    """(name, kind) when ``node`` is ``name = []`` / ``set()`` / ``{}`` / ``dict()``."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return None
+    target, value = node.targets[0], node.value
+    if not isinstance(target, ast.Name):
+        return None
+    if isinstance(value, ast.List) and not value.elts:
+        return target.id, "list"
+    if isinstance(value, ast.Dict) and not value.keys:
+        return target.id, "dict"
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in ("list", "set", "dict")
+        and not value.args
+        and not value.keywords
+    ):
+        return target.id, value.func.id
+    return None
+
+
+def _fill(statement: ast.stmt, name: str, kind: str) -> str | None:
+    """The comprehension element when ``statement`` only adds one item to ``name``."""
+    if kind == "dict":
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Subscript)
+            and isinstance(statement.targets[0].value, ast.Name)
+            and statement.targets[0].value.id == name
+        ):
+            key = ast.unparse(statement.targets[0].slice)
+            return f"{key}: {ast.unparse(statement.value)}"
+        return None
+    method = "append" if kind == "list" else "add"
+    if (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Call)
+        and isinstance(statement.value.func, ast.Attribute)
+        and statement.value.func.attr == method
+        and isinstance(statement.value.func.value, ast.Name)
+        and statement.value.func.value.id == name
+        and len(statement.value.args) == 1
+        and not statement.value.keywords
+        and not isinstance(statement.value.args[0], ast.Starred)
+    ):
+        return ast.unparse(statement.value.args[0])
+    return None
+
+
+def _comprehension(stmt: Stmt, view: FunctionView) -> Move | None:
+    node = stmt.node
+    if not isinstance(node, ast.For) or node.orelse or len(node.body) != 1:
+        return None
+    fresh = _fresh_collection(stmt.previous_node())
+    if fresh is None:
+        return None
+    name, kind = fresh
+    inner = node.body[0]
+    test: ast.expr | None = None
+    if isinstance(inner, ast.If) and not inner.orelse and len(inner.body) == 1:
+        test, inner = inner.test, inner.body[0]
+    element = _fill(inner, name, kind)
+    if element is None:
+        return None
+    # The collection must not be read while it fills (only the add itself).
+    if sum(1 for _ in _name_loads(node, name)) != 1:
+        return None
+    clause = f" for {_target(node.target)} in {ast.unparse(node.iter)}"
+    if test is not None:
+        clause += f" if {ast.unparse(test)}"
+    brackets = ("{", "}") if kind in ("set", "dict") else ("[", "]")
+    built = snippet(f"{name} = {brackets[0]}{element}{clause}{brackets[1]}", 90)
+    start = node.lineno - 1 if stmt.index > 0 else node.lineno
+    previous = stmt.previous_node()
+    if previous is not None:
+        start = previous.lineno
+    span = (start, node.end_lineno or node.lineno)
+    text = f"{lines(*span).capitalize()} fill `{name}` in a loop: {built} builds it in one step."
+    levels = 2 if test is not None else 1
+    gains = {Concern.NESTING: levels, Concern.SIZE: span[1] - span[0]}
+    return Move("comprehension", UNCLASSIFIED, text, span, gains, priority=2)
+
+
+def _name_loads(node: ast.AST, name: str) -> Iterator[ast.Name]:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load):
+            yield sub
+
+
+# -- boolean expressions ---------------------------------------------------------------
+
+
+def _runs(values: list[ast.expr], key: object) -> Iterator[list[ast.expr]]:
+    """Maximal runs of adjacent operands sharing the same ``key(operand)`` (not None)."""
+    assert callable(key)
+    run: list[ast.expr] = []
+    run_key: str | None = None
+    for value in values:
+        k = key(value)
+        if k is not None and k == run_key:
+            run.append(value)
+            continue
+        if len(run) >= 2:
+            yield run
+        run, run_key = ([value], k) if k is not None else ([], None)
+    if len(run) >= 2:
+        yield run
+
+
+def _equality_subject(op: type[ast.cmpop]) -> object:
+    def key(value: ast.expr) -> str | None:
+        if (
+            isinstance(value, ast.Compare)
+            and len(value.ops) == 1
+            and isinstance(value.ops[0], op)
+            and isinstance(value.comparators[0], ast.Constant | ast.Name | ast.Attribute)
+        ):
+            return ast.dump(value.left)
+        return None
+
+    return key
+
+
+def _isinstance_subject(value: ast.expr) -> str | None:
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "isinstance"
+        and len(value.args) == 2
+        and not value.keywords
+    ):
+        return ast.dump(value.args[0])
+    return None
+
+
+def _boolean_moves(view: FunctionView) -> Iterator[Move]:
+    for boolop in view.boolops:
+        is_or = isinstance(boolop.op, ast.Or)
+        op = ast.Eq if is_or else ast.NotEq
+        word = "in" if is_or else "not in"
+        for run in _runs(boolop.values, _equality_subject(op)):
+            first = run[0]
+            assert isinstance(first, ast.Compare)
+            choices = ", ".join(ast.unparse(v.comparators[0]) for v in run)  # type: ignore[attr-defined]
+            merged = f"{ast.unparse(first.left)} {word} ({choices})"
+            joined = " or " if is_or else " and "
+            original = joined.join(ast.unparse(v) for v in run)
+            text = (
+                f"{code(ast.parse(original, mode='eval').body, 56)} on line {first.lineno} is "
+                f"{snippet(merged)}: {plural(len(run) - 1, 'point')} less."
+            )
+            span = (first.lineno, first.end_lineno or first.lineno)
+            yield Move(
+                "membership", UNCLASSIFIED, text, span, {Concern.COMPLEXITY: len(run) - 1}, 4
+            )
+        if is_or:
+            for run in _runs(boolop.values, _isinstance_subject):
+                calls = [v for v in run if isinstance(v, ast.Call)]
+                subject = ast.unparse(calls[0].args[0])
+                types = ", ".join(ast.unparse(c.args[1]) for c in calls)
+                text = (
+                    f"The {len(calls)} `isinstance({subject}, …)` tests on line {calls[0].lineno} "
+                    f"are one: `isinstance({subject}, ({types}))`, "
+                    f"{plural(len(calls) - 1, 'point')} less."
+                )
+                span = (calls[0].lineno, calls[-1].end_lineno or calls[-1].lineno)
+                gains = {Concern.COMPLEXITY: len(calls) - 1}
+                yield Move("isinstance_tuple", UNCLASSIFIED, text, span, gains, 4)
+        else:
+            move = _tuple_compare(boolop)
+            if move is not None:
+                yield move
+
+
+def _field_pair(value: ast.expr) -> tuple[str, str, str] | None:
+    if (
+        isinstance(value, ast.Compare)
+        and len(value.ops) == 1
+        and isinstance(value.ops[0], ast.Eq)
+        and isinstance(value.left, ast.Attribute)
+        and isinstance(value.comparators[0], ast.Attribute)
+        and isinstance(value.left.value, ast.Name)
+        and isinstance(value.comparators[0].value, ast.Name)
+        and value.left.attr == value.comparators[0].attr
+    ):
+        return value.left.value.id, value.comparators[0].value.id, value.left.attr
+    return None
+
+
+def _tuple_compare(boolop: ast.BoolOp) -> Move | None:
+    pairs = [_field_pair(v) for v in boolop.values]
+    if len(pairs) < 3 or any(p is None for p in pairs):
+        return None
+    known = [p for p in pairs if p is not None]
+    if len({(a, b) for a, b, _ in known}) != 1:
+        return None
+    a, b, _ = known[0]
+    fields = [f for _, _, f in known]
+    left = ", ".join(f"{a}.{f}" for f in fields)
+    right = ", ".join(f"{b}.{f}" for f in fields)
+    text = (
+        f"The `and` of {len(fields)} field comparisons on line {boolop.lineno} is one "
+        f"tuple comparison: `({left}) == ({right})`"
+    )
+    if len(text) > 200:
+        text = (
+            f"The `and` of {len(fields)} `{a}.f == {b}.f` comparisons on line {boolop.lineno} "
+            "is one tuple comparison"
+        )
+    text += f", {plural(len(fields) - 1, 'point')} less."
+    span = (boolop.lineno, boolop.end_lineno or boolop.lineno)
+    return Move("tuple_compare", UNCLASSIFIED, text, span, {Concern.COMPLEXITY: len(fields) - 1}, 4)
+
+
+# -- returns, lookups, exceptions -----------------------------------------------------------
+
+
+def _bool_return(stmt: Stmt) -> Move | None:
+    node = stmt.node
+    if not isinstance(node, ast.If) or stmt.is_elif or len(node.body) != 1:
+        return None
+    first = node.body[0]
+    second: ast.stmt | None
+    if node.orelse:
+        if len(node.orelse) != 1:
+            return None
+        second = node.orelse[0]
+    else:
+        second = stmt.next_node()
+    if not isinstance(first, ast.Return) or not isinstance(second, ast.Return):
+        return None
+    test = node.test
+    if _const(first.value, True) and _const(second.value, False):
+        result = test
+    elif _const(first.value, False) and _const(second.value, True):
+        result = negation(test)
+    else:
+        return None
+    shown = ast.unparse(result) if _is_boolean(result) else f"bool({ast.unparse(result)})"
+    span = (node.lineno, second.end_lineno or second.lineno)
+    text = (
+        f"{lines(*span).capitalize()} turn a test into True or False: "
+        f"{snippet('return ' + shown, 76)} says it directly, 1 point less."
+    )
+    return Move("bool_return", UNCLASSIFIED, text, span, {Concern.COMPLEXITY: 1}, 4)
+
+
+def _membership_test(test: ast.expr) -> tuple[ast.expr, ast.expr] | None:
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
+        return test.left, test.comparators[0]
+    return None
+
+
+def _reads_key(node: ast.expr | None, key: ast.expr, mapping: ast.expr) -> bool:
+    return isinstance(node, ast.Subscript) and _same(node.value, mapping) and _same(node.slice, key)
+
+
+def _dict_get(stmt: Stmt) -> Move | None:
+    node = stmt.node
+    if isinstance(node, ast.If) and not stmt.is_elif and len(node.body) == 1:
+        found = _membership_test(node.test)
+        if found is None:
+            return None
+        key, mapping = found
+        first = node.body[0]
+        second = node.orelse[0] if len(node.orelse) == 1 else None
+        if second is None and not node.orelse:
+            second = stmt.next_node() if isinstance(first, ast.Return) else None
+        if isinstance(first, ast.Return) and isinstance(second, ast.Return):
+            if not _reads_key(first.value, key, mapping):
+                return None
+            default = ast.unparse(second.value) if second.value else "None"
+            result = f"return {ast.unparse(mapping)}.get({ast.unparse(key)}, {default})"
+        elif (
+            isinstance(first, ast.Assign)
+            and isinstance(second, ast.Assign)
+            and len(first.targets) == len(second.targets) == 1
+            and isinstance(first.targets[0], ast.Name)
+            and _same(first.targets[0], second.targets[0])
+            and _reads_key(first.value, key, mapping)
+        ):
+            default = ast.unparse(second.value)
+            target = first.targets[0].id
+            result = f"{target} = {ast.unparse(mapping)}.get({ast.unparse(key)}, {default})"
+        else:
+            return None
+        span = (node.lineno, second.end_lineno or second.lineno)
+        shown = code(ast.parse(result).body[0], 80)
+        text = f"{lines(*span).capitalize()} look a key up or fall back: {shown}, 1 point less."
+        return Move("dict_get", UNCLASSIFIED, text, span, {Concern.COMPLEXITY: 1}, 4)
+    return None
+
+
+def _ignored_exception(node: ast.stmt) -> str | None:
+    """The exception a ``try`` ignores when it is ``try: ... except E: pass`` and nothing else."""
+    if not isinstance(node, ast.Try) or node.orelse or node.finalbody or len(node.handlers) != 1:
+        return None
+    handler = node.handlers[0]
+    if handler.type is None or handler.name is not None:
+        return None
+    if all(
+        isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and _const(s.value, Ellipsis))
+        for s in handler.body
+    ):
+        return ast.unparse(handler.type)
+    return None
+
+
+def suppress_moves(view: FunctionView) -> Iterator[Move]:
+    """One move for all ``try``/``except E: pass`` blocks of the function."""
+    found = [(s, e) for s in view.statements if (e := _ignored_exception(s.node)) is not None]
+    if not found:
+        return
+    first, exception = found[0]
+    at = ", ".join(str(s.line) for s, _ in found[:4])
+    if len(found) == 1:
+        text = (
+            f"The `try` at {lines(*_span(first))} only ignores {snippet(exception, 40)}: "
+            f"{snippet(f'with contextlib.suppress({exception}):', 60)} says so, 1 point less."
+        )
+    else:
+        text = (
+            f"The {len(found)} `try`/`except …: pass` blocks (lines {at}) only ignore errors: "
+            f"`with contextlib.suppress(…):` says so, {len(found)} points less."
+        )
+    span = (first.line, found[-1][0].end_line)
+    gains = {Concern.COMPLEXITY: len(found), Concern.SIZE: 2 * len(found)}
+    yield Move("suppress", UNCLASSIFIED, text, span, gains, 4)
+
+
+# -- nesting --------------------------------------------------------------------------------
+
+
+def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
+    node = stmt.node
+    if not isinstance(node, ast.If) or stmt.is_elif or node.orelse or len(node.body) != 1:
+        return None
+    inner = node.body[0]
+    if not isinstance(inner, ast.If) or inner.orelse:
+        return None
+    merged = ast.If(ast.BoolOp(ast.And(), [node.test, inner.test]), [ast.Pass()], [])
+    text = (
+        f"The `if` on line {node.lineno} holds only the `if` on line {inner.lineno}: "
+        f"{code(merged, 76).replace(' pass`', '`')} is one test and one level less."
+    )
+    span = (node.lineno, inner.lineno)
+    archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
+    return Move("merge_ifs", archetype, text, span, {Concern.NESTING: 1}, 3)
+
+
+def _compound(node: ast.stmt) -> bool:
+    return isinstance(
+        node, ast.If | ast.For | ast.AsyncFor | ast.While | ast.Try | ast.With | ast.Match
+    )
+
+
+def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
+    """The last statement of a loop body or of the function is an ``if`` that wraps it."""
+    node = stmt.node
+    if not isinstance(node, ast.If) or stmt.is_elif or stmt.next_node() is not None:
+        return None
+    parent = stmt.parent
+    in_loop = parent is not None and isinstance(parent.node, ast.For | ast.AsyncFor | ast.While)
+    if in_loop:
+        assert parent is not None
+        if stmt.container is not parent.node.body:  # type: ignore[attr-defined]
+            return None
+    elif parent is not None:
+        return None
+    body_lines = _body_lines(node.body)
+    if not any(_compound(s) for s in node.body):
+        return None  # flattening plain statements by a level changes little
+    archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
+    if not node.orelse:
+        if body_lines < 3 or len(node.body) < 2:
+            return None
+        guard = ast.If(negation(node.test), [ast.Continue() if in_loop else ast.Return()], [])
+        where = "loop body" if in_loop else "function"
+        inner = lines(node.body[0].lineno, node.body[-1].end_lineno or 0)
+        text = (
+            f"The `if` on line {node.lineno} wraps the rest of the {where}: starting with "
+            f"{code(guard, 60)} lets {inner} move out a level."
+        )
+        kind = "continue_guard" if in_loop else "return_guard"
+        return Move(kind, archetype, text, _span(stmt), {Concern.NESTING: 1}, 2)
+    # An else that only leaves: handle it first.
+    orelse = node.orelse
+    if len(orelse) > 2 or isinstance(orelse[0], ast.If):
+        return None
+    last = orelse[-1]
+    if not isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
+        return None
+    if body_lines < 3 or _body_lines(orelse) * 2 > body_lines:
+        return None
+    word = type(last).__name__.lower()
+    test = code(negation(node.test), 50)
+    inner = lines(node.body[0].lineno, node.body[-1].end_lineno or 0)
+    text = (
+        f"The `else` of the `if` on line {node.lineno} only does a `{word}`: put it first, "
+        f"under {test}, and {inner} move out a level."
+    )
+    return Move("else_guard", archetype, text, _span(stmt), {Concern.NESTING: 1}, 2)
+
+
+def _else_if(stmt: Stmt, view: FunctionView) -> Move | None:
+    """``else:`` whose whole body is an ``if``: that is an ``elif``."""
+    node = stmt.node
+    if not isinstance(node, ast.If) or len(node.orelse) != 1:
+        return None
+    inner = node.orelse[0]
+    if not isinstance(inner, ast.If) or inner.col_offset == node.col_offset:
+        return None  # already an elif
+    text = (
+        f"The `else` of the `if` on line {node.lineno} holds only the `if` on line "
+        f"{inner.lineno}: making it an `elif` takes a level away."
+    )
+    archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
+    span = (node.lineno, inner.lineno)
+    return Move("else_if", archetype, text, span, {Concern.NESTING: 1}, 3)
+
+
+def _first_match(stmt: Stmt, view: FunctionView) -> Move | None:
+    """``for x in xs: if t: ...; break`` (nothing else in the loop): ``if any(t ...):``."""
+    node = stmt.node
+    if not isinstance(node, ast.For) or node.orelse or len(node.body) != 1:
+        return None
+    inner = node.body[0]
+    if not isinstance(inner, ast.If) or inner.orelse or len(inner.body) < 2:
+        return None
+    if not isinstance(inner.body[-1], ast.Break):
+        return None
+    targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    action = inner.body[:-1]
+    if any(isinstance(n, ast.Name) and n.id in targets for a in action for n in ast.walk(a)):
+        return None  # the action uses the match itself: that is next(), not any()
+    test = f"any({ast.unparse(inner.test)} for {_target(node.target)} in {ast.unparse(node.iter)})"
+    text = (
+        f"The loop at {lines(node.lineno, node.end_lineno or node.lineno)} only looks for a "
+        f"match before acting once: {snippet('if ' + test + ':', 80)} says so, a level less."
+    )
+    archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
+    return Move("any", archetype, text, _span(stmt), {Concern.NESTING: 1}, 3)
+
+
+def _same_arms(stmt: Stmt) -> Move | None:
+    node = stmt.node
+    if not isinstance(node, ast.If) or stmt.is_elif:
+        return None
+    arms: list[ast.If] = [node]
+    while len(arms[-1].orelse) == 1 and isinstance(arms[-1].orelse[0], ast.If):
+        arms.append(arms[-1].orelse[0])
+    if len(arms) < 2:
+        return None
+    dumps = [ast.dump(ast.Module(body=a.body, type_ignores=[])) for a in arms]
+    for i in range(len(arms) - 1):
+        if dumps[i] == dumps[i + 1] and _body_lines(arms[i].body) >= 1:
+            a, b = arms[i], arms[i + 1]
+            text = (
+                f"The arms on lines {a.lineno} and {b.lineno} run the same code: "
+                f"join their tests with `or` and write it once."
+            )
+            gains = {Concern.SIZE: _body_lines(b.body) + 1}
+            return Move(
+                "same_arms", UNCLASSIFIED, text, (a.lineno, b.end_lineno or b.lineno), gains, 3
+            )
+    return None
+
+
+def _setdefault(stmt: Stmt) -> Move | None:
+    """``if k in d: d[k].append(v) else: d[k] = [v]`` (either order of arms)."""
+    node = stmt.node
+    if not isinstance(node, ast.If) or stmt.is_elif or len(node.body) != 1 or len(node.orelse) != 1:
+        return None
+    test = node.test
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    op = test.ops[0]
+    if not isinstance(op, ast.In | ast.NotIn):
+        return None
+    key, mapping = test.left, test.comparators[0]
+    present, absent = (
+        (node.body[0], node.orelse[0])
+        if isinstance(op, ast.In)
+        else (
+            node.orelse[0],
+            node.body[0],
+        )
+    )
+    if not (
+        isinstance(present, ast.Expr)
+        and isinstance(present.value, ast.Call)
+        and isinstance(present.value.func, ast.Attribute)
+        and present.value.func.attr == "append"
+        and _reads_key(present.value.func.value, key, mapping)
+        and len(present.value.args) == 1
+    ):
+        return None
+    if not (
+        isinstance(absent, ast.Assign)
+        and len(absent.targets) == 1
+        and _reads_key(absent.targets[0], key, mapping)
+        and isinstance(absent.value, ast.List)
+        and len(absent.value.elts) == 1
+    ):
+        return None
+    rewrite = (
+        f"{ast.unparse(mapping)}.setdefault({ast.unparse(key)}, [])"
+        f".append({ast.unparse(present.value.args[0])})"
+    )
+    text = (
+        f"The `if`/`else` at {lines(*_span(stmt))} starts or extends a list: "
+        f"{snippet(rewrite, 70)} (or a `defaultdict(list)`) does both."
+    )
+    gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 3}
+    return Move("setdefault", UNCLASSIFIED, text, _span(stmt), gains, 4)
+
+
+def idiom_moves(view: FunctionView) -> list[Move]:
+    """Every idiom of this list that matches somewhere in the function."""
+    found: list[Move] = []
+    for stmt in view.statements:
+        node = stmt.node
+        if isinstance(node, ast.For):
+            for move in (_search(stmt), _comprehension(stmt, view), _first_match(stmt, view)):
+                if move is not None:
+                    found.append(move)
+        elif isinstance(node, ast.If):
+            for move in (
+                _bool_return(stmt),
+                _dict_get(stmt),
+                _merge_ifs(stmt, view),
+                _wrapping_guard(stmt, view),
+                _same_arms(stmt),
+                _else_if(stmt, view),
+                _setdefault(stmt),
+            ):
+                if move is not None:
+                    found.append(move)
+    found.extend(_boolean_moves(view))
+    found.extend(suppress_moves(view))
+    return found

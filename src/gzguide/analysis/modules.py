@@ -1,0 +1,111 @@
+"""Module moves: a module that holds unrelated groups, and expressions computed again and again.
+
+* ``split_module``: the module's top-level functions and classes, linked whenever
+  one names another, fall into two or more groups that each make up a large part
+  of the module (:data:`MIN_GROUP_SHARE` of its definitions' lines and at least
+  :data:`MIN_GROUP_LINES` lines). A module of many small unrelated helpers is not
+  such a case: none of its groups is large. One group can move into a module of
+  its own. It lowers every module measure that grows with the code (size,
+  Halstead volume and effort) and raises the maintainability index of both parts,
+  so it is the move for those; Halstead difficulty, a ratio, gets no hint.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, names
+
+MIN_GROUP_SHARE: Final = 0.3
+MIN_GROUP_LINES: Final = 100
+
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+#: Where the parser ends a line, and what an identifier looks like (ASCII is enough
+#: here: a definition's name is matched against these, and a miss only splits less).
+_LINE_END: Final = re.compile(r"\r\n|\r|\n")
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    definitions: list[str]
+    lines: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class TopLevel:
+    """A top-level function or class, and every name that appears in it."""
+
+    name: str
+    start: int
+    end: int
+    mentions: frozenset[str]
+
+
+def top_level(tree: ast.Module, text: str) -> tuple[TopLevel, ...]:
+    """The module's top-level definitions with the names each mentions.
+
+    Every identifier in a definition's lines counts, strings and comments included:
+    a mention can only make the module look more connected than it is, never less.
+    """
+    definitions = [d for d in tree.body if isinstance(d, _Definition)]
+    if not definitions:
+        return ()
+    lines = _LINE_END.split(text)
+    found = []
+    for d in definitions:
+        start = d.decorator_list[0].lineno if d.decorator_list else d.lineno
+        end = d.end_lineno or d.lineno
+        mentions = frozenset(_IDENTIFIER.findall("\n".join(lines[start - 1 : end])))
+        found.append(TopLevel(d.name, start, end, mentions))
+    return tuple(found)
+
+
+def _groups(definitions: tuple[TopLevel, ...]) -> list[_Group]:
+    by_name = {d.name for d in definitions}
+    parent = {d.name: d.name for d in definitions}
+
+    def find(name: str) -> str:
+        while parent[name] != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+
+    for definition in definitions:
+        for other in definition.mentions & by_name:
+            if other != definition.name:
+                parent[find(other)] = find(definition.name)
+    members: dict[str, list[TopLevel]] = {}
+    for definition in definitions:
+        members.setdefault(find(definition.name), []).append(definition)
+    groups = [
+        _Group(
+            [d.name for d in group],
+            sum(d.end - d.start + 1 for d in group),
+            min(d.start for d in group),
+            max(d.end for d in group),
+        )
+        for group in members.values()
+    ]
+    return sorted(groups, key=lambda g: -g.lines)
+
+
+def split_move(definitions: tuple[TopLevel, ...]) -> Move | None:
+    groups = _groups(definitions)
+    total = sum(g.lines for g in groups)
+    large = [g for g in groups if g.lines >= MIN_GROUP_LINES and g.lines >= total * MIN_GROUP_SHARE]
+    if len(large) < 2:
+        return None
+    parts = [f"{names(g.definitions, 3)} (lines {g.start}-{g.end})" for g in large[:2]]
+    text = (
+        f"Its definitions form groups that never refer to each other: {parts[0]}, and "
+        f"{parts[1]}. One group can move into a module of its own."
+    )
+    last = max(g.end for g in large)
+    gains = {Concern.MODULE_SIZE: large[-1].lines, Concern.HALSTEAD: 1, Concern.MAINTAINABILITY: 1}
+    return Move("split_module", UNCLASSIFIED, text, (min(g.start for g in large), last), gains, 1)

@@ -1,0 +1,232 @@
+"""Parameter moves: what is true of a signature beyond its length.
+
+lizard counts every declared parameter, the receiver and ``*args``/``**kwargs``
+included. A parameter hint needs three or more *named parameters a caller passes*,
+and one of these:
+
+* ``flag_split``: a parameter defaulting to ``True``/``False`` that the body only
+  tests, where what it selects is a large part of the function: two functions,
+  one per value, say at the call site what they do;
+* ``parameter_object``: the same three or more names travel together through three
+  or more functions of the file (``data_clumps``). Not a data clump: functions that
+  share one signature shape (the clump at the same places of signatures of the same
+  length: a family of callbacks, validators or handlers), overrides of one method,
+  dunder methods, nested functions (callbacks shaped by what calls them), and
+  constructors that store the values on ``self`` (that class already is the
+  object that holds them);
+* ``long_list``: a signature of five or more such parameters (``long_parameter_list``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Final
+
+from gzguide.analysis.filefacts import FileFacts, caller_parameters
+from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, listing, names
+from gzguide.analysis.scopes import Scope
+
+MIN_PARAMETERS: Final = 3
+LONG_LIST: Final = 5
+CLUMP_NAMES: Final = 3
+CLUMP_FUNCTIONS: Final = 3
+#: What a flag selects must be at least this share of the function's body lines.
+FLAG_SHARE: Final = 0.4
+
+_GAIN: Final = {Concern.PARAMETERS: 1}
+
+
+def parameter_moves(scope: Scope, facts: FileFacts) -> list[Move]:
+    named = caller_parameters(scope)
+    if len(named) < MIN_PARAMETERS:
+        return []
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    found = [
+        m
+        for m in (
+            _flag_split(scope, facts, named),
+            _data_clump(scope, facts, named),
+        )
+        if m is not None
+    ]
+    if len(named) >= LONG_LIST:
+        text = (
+            f"It takes {len(named)} parameters ({names(named, 5)}): group those that always "
+            "travel together into a small dataclass, or split the function by what its "
+            "callers want."
+        )
+        found.append(
+            Move(
+                "long_list",
+                "long_parameter_list",
+                text,
+                (scope.start_line, scope.start_line),
+                _GAIN,
+            )
+        )
+    return found
+
+
+def _flag_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    flags = {
+        a.arg
+        for a, d in zip(
+            positional[len(positional) - len(args.defaults) :], args.defaults, strict=True
+        )
+        if isinstance(d, ast.Constant) and isinstance(d.value, bool)
+    }
+    flags.update(
+        a.arg
+        for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        if isinstance(d, ast.Constant) and isinstance(d.value, bool)
+    )
+    return flags
+
+
+def _flag_split(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None:
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    flags = _flag_defaults(node) & set(named)
+    flags = {f for f in flags if _tested(node.body, f)}
+    if not flags:
+        return None
+    view = facts.view(scope)
+    body_lines = max(scope.end_line - node.body[0].lineno + 1, 1)
+    for flag in sorted(flags):
+        tests = [
+            s
+            for s in view.statements
+            if isinstance(s.node, ast.If) and not s.is_elif and _tests_only(s.node.test, flag)
+        ]
+        uses = len(view.loads.get(flag, ()))
+        if not tests or uses != len(tests):
+            continue  # the flag is read for something else too
+        selected = sum(s.end_line - s.line + 1 for s in tests)
+        if selected < 4 or selected < body_lines * FLAG_SHARE:
+            continue
+        at = ", ".join(str(s.line) for s in tests[:3])
+        text = (
+            f"`{flag}` only chooses between the branches of the `if` on line {at}: two "
+            "functions, one for each value, would let each call say what it does."
+        )
+        return Move(
+            "flag_split", UNCLASSIFIED, text, (scope.start_line, tests[-1].end_line), _GAIN, 2
+        )
+    return None
+
+
+def _tested(body: list[ast.stmt], flag: str) -> bool:
+    """Whether some ``if`` of the function's statements tests ``flag`` alone."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if isinstance(node, ast.If) and _tests_only(node.test, flag):
+            return True
+        for name in ("body", "orelse", "finalbody"):
+            stack.extend(getattr(node, name, ()))
+        if isinstance(node, ast.Try | ast.TryStar):
+            stack.extend(s for h in node.handlers for s in h.body)
+        elif isinstance(node, ast.Match):
+            stack.extend(s for c in node.cases for s in c.body)
+    return False
+
+
+def _tests_only(test: ast.expr, flag: str) -> bool:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Name) and test.id == flag
+
+
+def _stores_on_self(scope: Scope, params: frozenset[str]) -> bool:
+    """An initializer that keeps its parameters as attributes (it is their object)."""
+    node = scope.node
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name != "__init__":
+        return False
+    kept = {
+        sub.value.id
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Assign)
+        and isinstance(sub.value, ast.Name)
+        and any(isinstance(t, ast.Attribute) for t in sub.targets)
+    }
+    return len(kept & params) >= CLUMP_NAMES
+
+
+@dataclass(frozen=True, slots=True)
+class _Family:
+    """The functions sharing three parameter names, and whether they are a real clump."""
+
+    members: tuple[Scope, ...]
+    clump: frozenset[str]
+    is_clump: bool
+
+
+def _family(facts: FileFacts, triple: tuple[str, str, str]) -> _Family:
+    key = ("clump", triple)
+    known = facts.memo.get(key)
+    if isinstance(known, _Family):
+        return known
+    members = tuple(
+        f
+        for f in facts.triples.get(triple, ())
+        if not _stores_on_self(f, frozenset(triple))
+        and not f.node.name.startswith("__")
+        and f.key not in facts.nested_functions
+    )
+    signatures = [facts.parameters[f.key] for f in members]
+    clump = frozenset.intersection(*(frozenset(p) for p in signatures)) if members else frozenset()
+    is_clump = (
+        len(members) >= CLUMP_FUNCTIONS
+        and len({f.node.name for f in members}) >= CLUMP_FUNCTIONS  # not overrides of one method
+        and not _one_shape(signatures, clump)  # not a family of callbacks
+    )
+    family = _Family(members, clump, is_clump)
+    facts.memo[key] = family
+    return family
+
+
+def _data_clump(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None:
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    if node.name.startswith("__") or scope.key in facts.nested_functions:
+        # Dunder methods have the signature their protocol gives them; a nested
+        # function, the one its caller (often the code it is handed to) needs.
+        return None
+    # The three of its names that most functions share, and what they all share.
+    best: tuple[str, str, str] | None = None
+    for triple in combinations(sorted(set(named)), 3):
+        if best is None or len(facts.triples.get(triple, ())) > len(facts.triples[best]):
+            best = triple
+    if best is None:
+        return None
+    family = _family(facts, best)
+    if not family.is_clump or scope not in family.members:
+        return None
+    ordered = [n for n in named if n in family.clump]
+    others = [f"`{o.node.name}` (line {o.start_line})" for o in family.members if o is not scope]
+    text = (
+        f"{names(ordered)} also travel together through {listing(others, 2)}: "
+        "one small dataclass can carry them."
+    )
+    span = (scope.start_line, scope.start_line)
+    return Move("parameter_object", "data_clumps", text, span, _GAIN, 1)
+
+
+def _one_shape(signatures: list[list[str]], clump: frozenset[str]) -> bool:
+    """Whether most signatures put the clump at the same places, with the same length.
+
+    That is the mark of a protocol (handlers a dispatch table calls alike, keyword
+    validators, logging processors), whatever the other parameters are named.
+    """
+    shapes = Counter(
+        (len(s), tuple(i for i, name in enumerate(s) if name in clump)) for s in signatures
+    )
+    return max(shapes.values()) * 4 >= len(signatures) * 3
