@@ -53,7 +53,7 @@ from gzguide.analysis.filefacts import FileFacts, caller_parameters, receiver_of
 from gzguide.analysis.idioms import idiom_moves
 from gzguide.analysis.measure import Measurement
 from gzguide.analysis.modules import split_move
-from gzguide.analysis.moves import CONCERNS, Concern, Move, fit, line_list
+from gzguide.analysis.moves import CONCERNS, Concern, Move, fit, line_list, lines
 from gzguide.analysis.objects import chain_move
 from gzguide.analysis.scopes import Scope
 from gzguide.analysis.signature import MIN_PARAMETERS, parameter_moves
@@ -272,24 +272,30 @@ _KIND_WORDS: Final = {
     "assert": ("`assert`", "`assert`s"),
 }
 
-#: Why blocks cannot move out: what to say of one block, and of several.
+#: Why a block cannot move out as it is.
 _OBSTACLES: Final = {
-    SHORT: ("is too short to be worth a helper", "are too short to be worth a helper"),
-    MOST: ("is most of the function", "each make up most of the function"),
-    GUARD: ("is a guard clause", "are guard clauses"),
-    LEAVES_RETURN: ("returns from the function", "return from the function"),
-    LEAVES_YIELD: ("yields", "yield"),
-    LEAVES_LOOP: (
-        "breaks out of or continues an outer loop",
-        "break out of or continue an outer loop",
-    ),
-    DECLARES: ("declares `global` or `nonlocal` names", "declare `global` or `nonlocal` names"),
-    DEFINES: ("defines a nested function", "define nested functions"),
-    INPUTS: (
-        "reads more than three of its local values",
-        "read more than three of its local values",
-    ),
-    OUTPUTS: ("sets several values used after it", "set several values used after them"),
+    SHORT: "is too short to be worth a helper",
+    MOST: "is most of the function",
+    GUARD: "is a guard clause",
+    LEAVES_RETURN: "returns from the function",
+    LEAVES_YIELD: "yields and sets values used after it",
+    LEAVES_LOOP: "breaks out of or continues an outer loop",
+    DECLARES: "declares `global` or `nonlocal` names",
+    DEFINES: "defines a nested function",
+    INPUTS: "reads more than three of its local values",
+    OUTPUTS: "sets several values used after it",
+}
+
+_WHAT: Final = {
+    ast.If: "`if`",
+    ast.For: "`for` loop",
+    ast.AsyncFor: "`async for` loop",
+    ast.While: "`while` loop",
+    ast.Try: "`try`",
+    ast.TryStar: "`try`",
+    ast.With: "`with` block",
+    ast.AsyncWith: "`async with` block",
+    ast.Match: "`match`",
 }
 
 
@@ -308,14 +314,14 @@ def census(view: FunctionView, examiner: Examiner) -> str:
     shown = ", ".join(parts[:3]) + (", and more" if len(parts) > 3 else "")
     reasons = examiner.obstacles(COMPLEXITY_BLOCK_POINTS)
     if not reasons:
-        why = "No block holds two of them"
+        why = "Each sits in a statement of its own: no block holds two of them"
     else:
-        common = max(sorted(set(reasons)), key=reasons.count)
-        one, several = _OBSTACLES[common]
-        if len(reasons) == 1:
-            why = f"The block holding two or more {one}"
-        else:
-            why = f"The blocks holding two or more {several}"
+        reason, stmt = max(reasons, key=lambda r: r[1].points)
+        what = _WHAT.get(type(stmt.node), "block")
+        why = (
+            f"The {what} at {lines(stmt.line, stmt.end_line)}, which holds {stmt.points} of "
+            f"them, {_OBSTACLES[reason]}, so it cannot move out as is"
+        )
     return f"Its {view.total_points} decision points: {shown}. {why}."
 
 

@@ -1,7 +1,7 @@
 """Comments that silence hints: ``# gzguide: ignore`` and lizard's ``#lizard forgive``.
 
-* ``# gzguide: ignore`` on a line of a ``def`` or ``class`` header (from the
-  ``def``/``class`` line to the line before its body) silences that definition's
+* ``# gzguide: ignore`` at the end of a line of a ``def`` or ``class`` header (from
+  the ``def``/``class`` line to the line before its body) silences that definition's
   hints; ``# gzguide: ignore[radon_cc, lizard_nloc]`` only those metrics'. On a
   line of its own above the module's first statement (its docstring aside), it
   silences the module's hints (or those metrics').
@@ -150,7 +150,8 @@ def silencer(directives: Directives, tree: ast.Module, scopes: list[Scope]) -> S
     for scope in scopes:
         found: Silenced = frozenset()
         for line in _header_lines(scope.node):
-            if line in directives.ignores:
+            # A comment on a line of its own after the signature is in the body.
+            if line in directives.ignores and line not in directives.comment_only:
                 found = _merge(found, directives.ignores[line])
         if found is None or found:
             by_scope[scope.key] = found

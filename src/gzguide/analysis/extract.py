@@ -3,10 +3,12 @@
 A block (one compound statement, or a run of statements of one body: a whole body
 or a paragraph between blank lines) can move into a helper unchanged when:
 
-* nothing in it leaves it: no ``yield``, no ``global``/``nonlocal``, no ``break``
-  or ``continue`` of a loop outside it, and no ``return`` unless the block ends
-  the function (then the call becomes ``return helper(...)``); a ``raise`` moves
-  as it is, since the exception leaves the helper the same way;
+* nothing in it leaves it: no ``global``/``nonlocal``, no ``break`` or
+  ``continue`` of a loop outside it, and no ``return`` unless the block ends the
+  function (then the call becomes ``return helper(...)``); a ``raise`` moves as it
+  is, since the exception leaves the helper the same way; a block that yields (and
+  sets nothing used after it) moves into a generator the function delegates to
+  with ``yield from``, which passes on every value, ``send`` and ``throw``;
 * it defines no nested function or class (their closures would change);
 * it reads at most three of the function's local values (the receiver of a method
   does not count: the helper is a method too) and sets at most one that is used
@@ -52,6 +54,9 @@ class Extraction:
     output: str | None
     #: The block ends the function: the call becomes ``return helper(...)``.
     tail: bool
+    #: The block yields: the helper is a generator the function delegates to
+    #: with ``yield from``.
+    generator: bool
     points: int
     conditions: int
 
@@ -85,14 +90,17 @@ class Extraction:
 
     def move(self, view: FunctionView, concern: Concern, total: int) -> Move:
         """Worded for ``concern``; ``total`` is the function's radon complexity."""
-        takes = f"takes {names(self.inputs)}" if self.inputs else "takes nothing"
-        if self.tail:
+        takes = f"takes {names(self.inputs)}" if self.inputs else "takes no arguments"
+        if self.generator:
+            gives = "and that it delegates to with `yield from`"
+        elif self.tail:
             gives = "and whose result it returns"
         elif self.output:
             gives = f"and returns `{self.output}`"
         else:
             gives = ""
-        helper = f"a helper that {takes} {gives}".rstrip()
+        kind = "a generator" if self.generator else "a helper"
+        helper = f"{kind} that {takes} {gives}".rstrip()
         where = f"{lines(self.start_line, self.end_line).capitalize()} ({self.what})"
         if concern is Concern.COMPLEXITY:
             tail = f": {self.points} of its {total - 1} decision points go with them."
@@ -210,14 +218,14 @@ class Examiner:
                 out.append(found)
         return out
 
-    def obstacles(self, min_points: int) -> list[str]:
-        """Why each compound statement holding ``min_points`` or more points cannot move out."""
+    def obstacles(self, min_points: int) -> list[tuple[str, Stmt]]:
+        """Why each compound statement holding ``min_points`` or more cannot move out."""
         found = []
         for stmt in self.view.statements:
             if stmt.blocks and not stmt.is_elif and stmt.points >= min_points:
                 verdict = self.examine((stmt,))
                 if isinstance(verdict, str):
-                    found.append(verdict)
+                    found.append((verdict, stmt))
         return found
 
     def _examine(self, stmts: tuple[Stmt, ...]) -> Extraction | str:
@@ -237,7 +245,8 @@ class Examiner:
             return DEFINES
         tail = last.node is self.tail_node and first.parent is None
         leaves = _leaves(view, start, end, tail)
-        if leaves is not None:
+        generator = leaves == LEAVES_YIELD
+        if leaves is not None and not generator:
             return leaves
         read, written = view.names_within(start, end)
         inputs = sorted(
@@ -248,12 +257,14 @@ class Examiner:
         if len(inputs) > MAX_INPUTS:
             return INPUTS
         outputs = [] if tail else [n for n in written if self._used_after(n, first, end)]
-        if len(outputs) > 1:
+        if len(outputs) > (0 if generator else 1):
             return OUTPUTS
         points = sum(s.points for s in stmts)
         conditions = sum(s.conditions for s in stmts)
         output = outputs[0] if outputs else None
-        return Extraction(stmts, tuple(inputs), output, tail, points, conditions)
+        return Extraction(
+            stmts, tuple(inputs), output, tail and not generator, generator, points, conditions
+        )
 
     def _used_after(self, name: str, first: Stmt, end: tuple[int, int]) -> bool:
         loads = [*self.view.loads.get(name, ()), *self.closures.get(name, ())]
@@ -273,16 +284,25 @@ class Examiner:
 def _leaves(
     view: FunctionView, start: tuple[int, int], end: tuple[int, int], tail: bool
 ) -> str | None:
+    """What leaves the block; a ``yield`` is reported only when nothing else does
+    (a block that only yields can move into a generator the function delegates to)."""
+    yields = False
     for jump in view.jumps_within(start, end):
         if jump.kind == YIELD:
-            return LEAVES_YIELD
-        if jump.kind == DECLARE:
+            yields = True
+        elif jump.kind == DECLARE:
             return DECLARES
-        if jump.kind == RETURN and not tail:
+        elif jump.kind == RETURN and (not tail or yields or _yields_within(view, start, end)):
             return LEAVES_RETURN
-        if jump.kind in (BREAK, CONTINUE) and (jump.loop is None or not start <= jump.loop <= end):
+        elif jump.kind in (BREAK, CONTINUE) and (
+            jump.loop is None or not start <= jump.loop <= end
+        ):
             return LEAVES_LOOP
-    return None
+    return LEAVES_YIELD if yields else None
+
+
+def _yields_within(view: FunctionView, start: tuple[int, int], end: tuple[int, int]) -> bool:
+    return any(j.kind == YIELD for j in view.jumps_within(start, end))
 
 
 def _closure_reads(view: FunctionView) -> dict[str, list[tuple[int, int]]]:

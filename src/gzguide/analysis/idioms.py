@@ -110,16 +110,14 @@ def _search(stmt: Stmt) -> Move | None:
     loop = f"The loop at {lines(node.lineno, node.end_lineno or node.lineno)} only searches"
     target, iterable = _target(node.target), ast.unparse(node.iter)
     if _const(found.value, True) and _const(after.value, False):
-        call = ast.parse(f"any({ast.unparse(inner.test)} for {target} in {iterable})").body[0]
-        assert isinstance(call, ast.Expr)
-        text = f"{loop}: `return {code(call.value, 70)[1:-1]}` replaces it and its `return False`"
+        call = snippet(f"return any({ast.unparse(inner.test)} for {target} in {iterable})", 78)
+        text = f"{loop}: {call} replaces it and its `return False`"
         gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
         return Move("any", UNCLASSIFIED, text + ".", span, gains, priority=3)
     if _const(found.value, False) and _const(after.value, True):
         test = ast.unparse(negation(inner.test))
-        call = ast.parse(f"all({test} for {target} in {iterable})").body[0]
-        assert isinstance(call, ast.Expr)
-        text = f"{loop}: `return {code(call.value, 70)[1:-1]}` replaces it and its `return True`"
+        call = snippet(f"return all({test} for {target} in {iterable})", 78)
+        text = f"{loop}: {call} replaces it and its `return True`"
         gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
         return Move("all", UNCLASSIFIED, text + ".", span, gains, priority=3)
     if found.value is None or isinstance(found.value, ast.Constant):
@@ -127,9 +125,8 @@ def _search(stmt: Stmt) -> Move | None:
     default = ast.unparse(after.value) if after.value is not None else "None"
     expr = ast.unparse(found.value)
     generator = f"({expr} for {target} in {iterable} if {ast.unparse(inner.test)})"
-    call = ast.parse(f"next({generator}, {default})").body[0]
-    assert isinstance(call, ast.Expr)
-    text = f"{loop} for the first match: `return {code(call.value, 80)[1:-1]}` says so"
+    call = snippet(f"return next({generator}, {default})", 86)
+    text = f"{loop} for the first match: {call} says so"
     gains = {Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
     return Move("next", UNCLASSIFIED, text + ".", span, gains, priority=2)
 

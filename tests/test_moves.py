@@ -1,0 +1,554 @@
+"""Each detector on the smallest code that shows its shape, and on the code that
+looks like it but is not (a move must be true of the code it is about).
+
+Where a move claims points off radon's complexity, the test writes the rewrite the
+move describes and measures both versions with radon: the claim is the difference.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from radon.visitors import ComplexityVisitor
+
+import tables
+from gzguide.analysis.engine import analyze_bytes
+from gzguide.analysis.model import Finding
+from gzguide.analysis.thresholds import parse_thresholds
+from gzguide.analysis.walk import real_depth, view_of
+
+#: Every function metric in band from 1 up (no gate): whatever the detector finds,
+#: the test sees it.
+OPEN = parse_thresholds(
+    tables.table(
+        ("radon_cc", 2, "advise"),
+        ("lizard_nloc", 1, "advise"),
+        ("lizard_nloc", 3, "warn"),
+        ("lizard_nesting_depth", 1, "advise"),
+        ("lizard_param_count", 1, "advise"),
+        ("cohesion_lcom4", 2, "advise"),
+    ),
+    "test",
+)
+
+
+def hints(source: str, metric: str | None = None) -> list[Finding]:
+    found = analyze_bytes(textwrap.dedent(source).encode(), OPEN).findings
+    return [f for f in found if metric is None or f.metric == metric]
+
+
+def move(source: str, metric: str = "radon_cc") -> Finding:
+    (only,) = hints(source, metric)
+    return only
+
+
+def moves(source: str) -> str:
+    """Every move given for the source, one per line (a move is given once, for
+    whichever concern speaks first)."""
+    return "\n".join(f.move for f in hints(source))
+
+
+def radon(source: str) -> int:
+    value: int = ComplexityVisitor.from_code(textwrap.dedent(source)).functions[0].complexity
+    return value
+
+
+# -- idioms ------------------------------------------------------------------------------
+
+SEARCH = """
+def has_admin(users):
+    for user in users:
+        if user.is_admin:
+            return True
+    return False
+"""
+
+
+def test_a_search_loop_is_any() -> None:
+    f = move(SEARCH)
+    assert "`return any(user.is_admin for user in users)`" in f.move
+    assert "lines 3-5" in f.move
+    after = "def has_admin(users):\n    return any(user.is_admin for user in users)\n"
+    assert radon(SEARCH) - radon(after) == 1
+
+
+def test_a_search_for_the_first_match_is_next() -> None:
+    source = """
+    def first_admin(users, bad):
+        if bad:
+            raise ValueError(bad)
+        for user in users:
+            if user.is_admin:
+                return user
+        return None
+    """
+    f = move(source)
+    assert "next((user for user in users if user.is_admin), None)" in f.move
+
+
+def test_a_loop_that_does_more_than_search_is_not_any() -> None:
+    source = """
+    def audit(users, log):
+        for user in users:
+            log.append(user)
+            if user.is_admin:
+                return True
+        return False
+    """
+    assert "any(" not in move(source).move
+
+
+def test_a_fill_loop_is_a_comprehension() -> None:
+    source = """
+    def names(users, active):
+        found = []
+        for user in users:
+            if user.active == active:
+                found.append(user.name)
+        return found
+    """
+    f = move(source)
+    assert "`found = [user.name for user in users if user.active == active]`" in f.move
+
+
+def test_a_loop_that_reads_what_it_fills_is_not_a_comprehension() -> None:
+    source = """
+    def unique(items, key):
+        found = []
+        for item in items:
+            if item not in found:
+                found.append(item)
+        return found
+    """
+    assert "builds it in one step" not in move(source).move
+
+
+def test_chained_equality_is_membership() -> None:
+    source = """
+    def is_vowel(c):
+        return c == 'a' or c == 'e' or c == 'i'
+    """
+    f = move(source)
+    assert "`c in ('a', 'e', 'i')`" in f.move and "2 points less" in f.move
+    assert radon(source) - radon("def is_vowel(c):\n    return c in ('a', 'e', 'i')\n") == 2
+
+
+def test_isinstance_tests_become_one() -> None:
+    source = """
+    def numeric(v):
+        return isinstance(v, int) or isinstance(v, float)
+    """
+    assert "`isinstance(v, (int, float))`" in move(source).move
+
+
+def test_if_return_true_else_false_is_return_the_test() -> None:
+    source = """
+    def adult(p):
+        if p.age >= 18:
+            return True
+        return False
+    """
+    f = move(source)
+    assert "`return p.age >= 18`" in f.move and "1 point less" in f.move
+
+
+def test_a_non_boolean_test_is_wrapped_in_bool() -> None:
+    source = """
+    def named(p):
+        if p.name:
+            return True
+        else:
+            return False
+    """
+    assert "`return bool(p.name)`" in move(source).move
+
+
+def test_a_lookup_with_a_fallback_is_dict_get() -> None:
+    source = """
+    def price(prices, sku):
+        if sku in prices:
+            return prices[sku]
+        return 0
+    """
+    assert "`return prices.get(sku, 0)`" in move(source).move
+
+
+def test_try_except_pass_is_suppress() -> None:
+    source = """
+    def drop(cache, key):
+        try:
+            del cache[key]
+        except KeyError:
+            pass
+    """
+    f = move(source)
+    assert "`with contextlib.suppress(KeyError):`" in f.move
+    after = (
+        "import contextlib\n"
+        "def drop(cache, key):\n    with contextlib.suppress(KeyError):\n        del cache[key]\n"
+    )
+    assert radon(source) - ComplexityVisitor.from_code(after).functions[0].complexity == 1
+
+
+def test_an_except_that_does_something_is_not_suppress() -> None:
+    source = """
+    def drop(cache, key, log):
+        try:
+            del cache[key]
+        except KeyError:
+            log.append(key)
+    """
+    assert "suppress" not in move(source).move
+
+
+def test_field_by_field_equality_is_a_tuple_comparison() -> None:
+    source = """
+    def same(a, b):
+        return a.x == b.x and a.y == b.y and a.z == b.z
+    """
+    f = move(source)
+    assert "`(a.x, a.y, a.z) == (b.x, b.y, b.z)`" in f.move and "2 points less" in f.move
+
+
+def test_an_if_holding_only_an_if_merges() -> None:
+    source = """
+    def ship(order, express):
+        for line in order.lines:
+            if order.paid:
+                if line.ready:
+                    line.ship(express)
+    """
+    assert "`if order.paid and line.ready:`" in moves(source)
+
+
+def test_else_holding_only_an_if_is_elif() -> None:
+    source = """
+    def grade(score):
+        if score > 90:
+            return 'A'
+        else:
+            if score > 80:
+                return 'B'
+            else:
+                return 'C'
+    """
+    assert "making it an `elif`" in moves(source)
+
+
+def test_a_condition_wrapping_the_loop_body_is_a_continue_guard() -> None:
+    source = """
+    def bill(orders, out):
+        for order in orders:
+            if order.open:
+                total = order.total()
+                for line in order.lines:
+                    out.append((order, line, total))
+    """
+    assert "`if not order.open: continue` lets lines 5-7 move out a level" in moves(source)
+
+
+def test_a_guard_around_plain_statements_is_not_worth_a_level() -> None:
+    source = """
+    def bill(orders, out):
+        for order in orders:
+            if order.open:
+                total = order.total()
+                out.append(total)
+    """
+    assert "continue" not in moves(source)
+
+
+def test_identical_adjacent_arms_join() -> None:
+    source = """
+    def kind(x, out):
+        if x < 0:
+            out.append('neg')
+        elif x == 0:
+            out.append('small')
+            out.append(x)
+        elif x < 10:
+            out.append('small')
+            out.append(x)
+        else:
+            out.append('big')
+    """
+    assert "The arms on lines 5 and 8 run the same code" in moves(source)
+
+
+def test_start_or_extend_a_list_is_setdefault() -> None:
+    source = """
+    def group(pairs):
+        by_key = {}
+        for key, value in pairs:
+            if key in by_key:
+                by_key[key].append(value)
+            else:
+                by_key[key] = [value]
+        return by_key
+    """
+    assert "`by_key.setdefault(key, []).append(value)`" in moves(source)
+
+
+# -- dispatch ------------------------------------------------------------------------------
+
+
+def test_an_isinstance_chain_is_a_switch_on_type() -> None:
+    source = """
+    def render(node):
+        if isinstance(node, Text):
+            return node.value
+        elif isinstance(node, Bold):
+            return '**' + node.text + '**'
+        elif isinstance(node, Link):
+            return f'[{node.text}]({node.url})'
+        raise TypeError(node)
+    """
+    f = move(source)
+    assert f.archetype == "switch_on_type"
+    assert "singledispatch" in f.move and "lines 3-8" in f.move
+
+
+def test_a_tag_ladder_is_a_switch_on_type() -> None:
+    source = """
+    def handle(msg):
+        if msg['type'] == 'open':
+            return opened(msg)
+        if msg['type'] == 'close':
+            return closed(msg)
+        if msg['type'] == 'data':
+            return received(msg)
+        return None
+    """
+    assert move(source).archetype == "switch_on_type"
+
+
+def test_a_chain_mapping_values_to_values_is_a_table() -> None:
+    source = """
+    def label(code):
+        if code == 1:
+            return 'one'
+        elif code == 2:
+            return 'two'
+        elif code == 3:
+            return 'three'
+        return 'many'
+    """
+    f = move(source)
+    assert f.archetype == "unclassified" and "dict lookup" in f.move
+
+
+def test_two_arms_are_not_a_dispatch() -> None:
+    source = """
+    def render(node, deep):
+        if isinstance(node, Text):
+            return node.value
+        elif isinstance(node, Bold):
+            return node.text
+        return deep and node or None
+    """
+    assert move(source).archetype == "unclassified"
+
+
+# -- extraction ------------------------------------------------------------------------------
+
+EXTRACTABLE = """
+def report(rows, limit):
+    header = 'Report'
+    print(header)
+    total = 0
+    for row in rows:
+        if row.value > limit:
+            total += row.value
+        elif row.value < 0:
+            total -= 1
+    print(total)
+    return header, total
+"""
+
+
+def test_a_block_that_moves_out_says_what_it_takes_and_gives() -> None:
+    f = move(EXTRACTABLE)
+    # Of the loop (3 points) and the chain in it (2), the chain leaves both parts simpler.
+    assert f.move.startswith("Lines 7-10 (the `if`/`elif` chain) can move into a helper")
+    assert "takes `limit`, `row` and `total` and returns `total`" in f.move
+    assert "2 of its 3 decision points go with them" in f.move
+
+
+def test_a_jump_out_of_a_block_keeps_it_in() -> None:
+    f = move(EXTRACTABLE.replace("total -= 1", "break"))
+    assert "The `if` at lines 7-10, which holds 2 of them, breaks out of" in f.move
+    f = move(EXTRACTABLE.replace("total -= 1", "return row"))
+    assert "returns from the function, so it cannot move out as is" in f.move
+
+
+def test_a_generator_block_moves_out_with_yield_from() -> None:
+    source = """
+    def matches(patterns, names, strict):
+        if strict:
+            raise ValueError(strict)
+        seen = 0
+        for pattern in patterns:
+            for name in names:
+                if pattern.match(name):
+                    yield name
+        print(seen)
+    """
+    assert "generator" in move(source).move and "`yield from`" in move(source).move
+
+
+# -- parameters ------------------------------------------------------------------------------
+
+
+def test_the_receiver_is_not_a_parameter() -> None:
+    source = """
+    class Error:
+        def __init__(self, msg, exc):
+            self.msg = msg
+            self.exc = exc
+    """
+    assert hints(source, "lizard_param_count") == []
+
+
+def test_a_data_clump_travels_through_functions_of_different_signatures() -> None:
+    source = """
+    def validate(street, city, postcode):
+        return bool(street and city and postcode)
+
+    def quote(street, city, postcode, weight):
+        return weight
+
+    def label(name, street, city, postcode):
+        return name
+    """
+    (f,) = [f for f in hints(source, "lizard_param_count") if f.start_line == 2]
+    assert f.archetype == "data_clumps"
+    assert "`quote` (line 5) and `label` (line 8)" in f.move
+
+
+def test_a_family_of_callbacks_is_not_a_data_clump() -> None:
+    source = """
+    def minimum(validator, minimum, instance, schema):
+        return validator
+
+    def maximum(validator, maximum, instance, schema):
+        return validator
+
+    def pattern(validator, pattern, instance, schema):
+        return validator
+    """
+    assert hints(source, "lizard_param_count") == []
+
+
+def test_a_flag_that_selects_the_whole_body_is_a_split() -> None:
+    source = """
+    def export(rows, path, compressed=False):
+        if compressed:
+            data = compress(rows)
+            write(path, data)
+            log(path)
+        else:
+            write(path, rows)
+    """
+    f = move(source, "lizard_param_count")
+    assert "`compressed` only chooses between the branches of the `if` on line 3" in f.move
+
+
+# -- classes and modules ----------------------------------------------------------------------
+
+
+def test_a_class_of_two_working_groups_splits() -> None:
+    source = """
+    class Depot:
+        def __init__(self):
+            self.stock = {}
+            self.rota = []
+
+        def receive(self, sku):
+            self.stock[sku] = 1
+
+        def pick(self, sku):
+            del self.stock[sku]
+
+        def assign(self, van):
+            self.rota.append(van)
+
+        def vans(self):
+            return list(self.rota)
+    """
+    f = move(source, "cohesion_lcom4")
+    assert "`receive` and `pick` (lines 7-11) use `stock`" in f.move
+
+
+def test_factories_statics_and_dunders_do_not_split_a_class() -> None:
+    source = """
+    class Money:
+        def __init__(self, cents):
+            self.cents = cents
+
+        @classmethod
+        def parse(cls, text):
+            return cls(int(text))
+
+        @staticmethod
+        def zero():
+            return Money(0)
+
+        def __repr__(self):
+            return f'Money({self.cents})'
+
+        @property
+        def euros(self):
+            return self.cents / 100
+    """
+    assert hints(source, "cohesion_lcom4") == []
+
+
+# -- the walk ------------------------------------------------------------------------------------
+
+
+def test_real_depth_from_statements_matches_the_walk() -> None:
+    import sysconfig
+    from pathlib import Path
+
+    path = Path(sysconfig.get_paths()["stdlib"]) / "argparse.py"
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            assert real_depth(node.body) == view_of(node).max_depth, node.lineno
+
+
+def test_with_and_try_add_no_level_and_elif_continues_its_if() -> None:
+    source = textwrap.dedent(
+        """
+        def f(a, b):
+            with a:
+                try:
+                    if a:
+                        pass
+                    elif b:
+                        if b:
+                            pass
+                except KeyError:
+                    pass
+        """
+    )
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    assert view_of(node).max_depth == 2
+
+
+def test_nested_definitions_are_not_walked() -> None:
+    source = textwrap.dedent(
+        """
+        def outer(a):
+            def inner(b):
+                if b:
+                    return 1
+            return inner
+        """
+    )
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    view = view_of(node)
+    assert view.points == [] and view.max_depth == 0
+    assert [j.kind for j in view.jumps] == ["return"]
