@@ -36,6 +36,7 @@ from typing import Final
 from gzguide.analysis.classes import cohesion_move
 from gzguide.analysis.dispatch import dispatch_moves
 from gzguide.analysis.extract import (
+    CHANGES,
     DECLARES,
     DEFINES,
     GUARD,
@@ -46,6 +47,7 @@ from gzguide.analysis.extract import (
     MOST,
     OUTPUTS,
     SHORT,
+    THREADS,
     Examiner,
     Extraction,
 )
@@ -53,7 +55,7 @@ from gzguide.analysis.filefacts import FileFacts, caller_parameters, receiver_of
 from gzguide.analysis.idioms import idiom_moves
 from gzguide.analysis.measure import Measurement
 from gzguide.analysis.modules import split_move
-from gzguide.analysis.moves import CONCERNS, Concern, Move, fit, line_list, lines
+from gzguide.analysis.moves import CONCERNS, UNCLASSIFIED, Concern, Move, fit, line_list, lines
 from gzguide.analysis.objects import chain_move
 from gzguide.analysis.scopes import Scope
 from gzguide.analysis.signature import MIN_PARAMETERS, parameter_moves
@@ -79,6 +81,8 @@ METRIC_LABELS: Final[dict[str, str]] = {
 #: The metrics this engine can advise on.
 ADVISED_METRICS: Final = frozenset(METRIC_LABELS)
 
+#: A signature this long is the move for a complexity hint that has no other.
+LONG_SIGNATURE: Final = 7
 #: A size move must remove at least this many lines.
 MIN_SIZE_GAIN: Final = 4
 #: An extraction for size must be a real step: this long, with this many points.
@@ -265,9 +269,11 @@ _KIND_WORDS: Final = {
     "ternary": ("conditional expression", "conditional expressions"),
     "loop": ("loop", "loops"),
     "except": ("`except`", "`except`s"),
+    "else": ("`try` `else`", "`try` `else`s"),
+    "filter": ("comprehension `if`", "comprehension `if`s"),
     "and": ("`and`", "`and`s"),
     "or": ("`or`", "`or`s"),
-    "comprehension": ("comprehension", "comprehensions"),
+    "comprehension": ("comprehension `for`", "comprehension `for`s"),
     "case": ("`case`", "`case`s"),
     "assert": ("`assert`", "`assert`s"),
 }
@@ -276,14 +282,16 @@ _KIND_WORDS: Final = {
 _OBSTACLES: Final = {
     SHORT: "is too short to be worth a helper",
     MOST: "is most of the function",
-    GUARD: "is a guard clause",
+    GUARD: "is an early exit (an `if` that only leaves)",
     LEAVES_RETURN: "returns from the function",
     LEAVES_YIELD: "yields and sets values used after it",
     LEAVES_LOOP: "breaks out of or continues an outer loop",
     DECLARES: "declares `global` or `nonlocal` names",
     DEFINES: "defines a nested function",
     INPUTS: "reads more than three of its local values",
-    OUTPUTS: "sets several values used after it",
+    OUTPUTS: "gives back more than one value (set, or changed in place)",
+    THREADS: "would take a value in and hand it back changed",
+    CHANGES: "changes objects the function hands it, in place",
 }
 
 _WHAT: Final = {
@@ -312,16 +320,21 @@ def census(view: FunctionView, examiner: Examiner) -> str:
         word = one if total[kind] == 1 else f"{total[kind]} {many}"
         parts.append(f"{word} ({'line' if len(set(at)) == 1 else 'lines'} {line_list(at, 3)})")
     shown = ", ".join(parts[:3]) + (", and more" if len(parts) > 3 else "")
-    reasons = examiner.obstacles(COMPLEXITY_BLOCK_POINTS)
-    if not reasons:
+    heavy = [s for s in view.statements if s.blocks and not s.is_elif and s.points >= 2]
+    if not heavy:
         why = "Each sits in a statement of its own: no block holds two of them"
     else:
-        reason, stmt = max(reasons, key=lambda r: r[1].points)
+        # The outermost of the heaviest blocks: the one a reader sees first.
+        stmt = max(heavy, key=lambda s: (s.points, -s.line))
         what = _WHAT.get(type(stmt.node), "block")
-        why = (
-            f"The {what} at {lines(stmt.line, stmt.end_line)}, which holds {stmt.points} of "
-            f"them, {_OBSTACLES[reason]}, so it cannot move out as is"
-        )
+        verdict = examiner.examine((stmt,))
+        where = f"The {what} at {lines(stmt.line, stmt.end_line)}"
+        if isinstance(verdict, str):
+            why = f"{where} holds {stmt.points} of them and {_OBSTACLES[verdict]}"
+        elif stmt.points >= view.total_points:
+            why = f"{where} holds all of them: as a helper it would be this function again"
+        else:
+            why = f"{where} holds {stmt.points} of them and is too small a step to move out"
     return f"Its {view.total_points} decision points: {shown}. {why}."
 
 
@@ -346,7 +359,9 @@ def _dominant_switch(found: _FunctionMoves, scope: Scope) -> Move | None:
     assert not isinstance(node, ast.ClassDef)
     body = max(scope.end_line - node.body[0].lineno + 1, 1)
     for move in found.local:
-        if move.kind == "dispatch_table" and (move.span[1] - move.span[0] + 1) * 2 >= body:
+        if move.kind in ("dispatch_table", "short_switch") and (
+            (move.span[1] - move.span[0] + 1) * 2 >= body
+        ):
             return move
     return None
 
@@ -377,11 +392,13 @@ class Advisor:
             return out
         found = _moves_of(scope, self.facts)
         switch = _dominant_switch(found, scope)
+        moved: set[str] = set()  # the metrics given a move (not a census)
 
         def give(c: Candidate, move: Move | None) -> None:
             if move is None or move.key in given:
                 return
             given.add(move.key)
+            moved.add(c.m.metric)
             advice = _advice(c, move)
             if (
                 switch is not None
@@ -399,15 +416,25 @@ class Advisor:
                 move = max(tidy, key=lambda m: m.priority) if tidy else None
             if move is None and not lizard:
                 move = chain_move(found.view, receiver_of(scope))
+            if move is None and not lizard and len(caller_parameters(scope)) >= LONG_SIGNATURE:
+                listed = [m for m in parameter_moves(scope, self.facts) if m.kind == "long_list"]
+                move = listed[0] if listed else None
+            if move is None and not lizard:
+                move = next((m for m in found.local if m.kind == "short_switch"), None)
             if move is None and not lizard:
                 text = census(found.view, found.examiner)
-                out[c.m.metric] = Advice("unclassified", headline(c), fit(text))
+                # No move, but the function's shape is still what it is.
+                shape = "arrowhead" if found.view.is_arrowhead() else UNCLASSIFIED
+                shape = switch.archetype if switch is not None else shape
+                out[c.m.metric] = Advice(shape, headline(c), fit(text))
                 continue
             give(c, move)
         for c in by_concern.get(Concern.NESTING, ()):
             give(c, _nesting_move(found, c))
         for c in by_concern.get(Concern.SIZE, ()):
-            give(c, _size_move(found))
+            # A function that already has a move for its complexity needs no second one.
+            if not any(CONCERNS[m] is Concern.COMPLEXITY for m in moved):
+                give(c, _size_move(found))
         return out
 
     def cls(self, scope: Scope, candidate: Candidate) -> Advice | None:

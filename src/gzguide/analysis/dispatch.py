@@ -31,6 +31,9 @@ TAG_NAMES: Final = frozenset(
     {"type", "kind", "tag", "variant", "op", "opcode", "category", "__class__", "mode", "command"}
 )
 MIN_ARMS: Final = 3
+#: A table of handlers pays off from this many arms, or from a chain this long.
+HANDLER_ARMS: Final = 4
+HANDLER_LINES: Final = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +95,14 @@ def _subject_of(test: ast.expr, params: frozenset[str]) -> _Test | None:
 
 
 def _literal(node: ast.expr) -> bool:
+    """A literal, or a name spelled like a constant (``ARG_POS``, ``Kind.OPEN``)."""
     if isinstance(node, ast.Constant):
         return node.value is not None and not isinstance(node.value, bool)
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return bool(node.elts) and all(isinstance(e, ast.Constant) for e in node.elts)
-    return isinstance(node, ast.Attribute) and node.attr.isupper()  # an enum-like constant
+        return bool(node.elts) and all(_literal(e) for e in node.elts)
+    if isinstance(node, ast.Name):
+        return node.id.isupper()
+    return isinstance(node, ast.Attribute) and node.attr.isupper()
 
 
 def _arms(stmt: Stmt) -> list[tuple[ast.expr, list[ast.stmt], int]]:
@@ -122,6 +128,12 @@ def _arms(stmt: Stmt) -> list[tuple[ast.expr, list[ast.stmt], int]]:
     if not _leaves(ladder[-1][1]):
         ladder.pop()
     return ladder
+
+
+def _final_else(node: ast.If) -> list[ast.stmt]:
+    while len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+        node = node.orelse[0]
+    return node.orelse
 
 
 def _leaves(body: list[ast.stmt]) -> bool:
@@ -172,6 +184,8 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
     shown = matching[0].shown
     first_line = arms[0][2]
     last = arms[-1][1][-1]
+    # A final else is an arm too, for whoever reads the count.
+    cases = len(arms) + bool(isinstance(stmt.node, ast.If) and _final_else(stmt.node))
     span = (first_line, max(stmt.end_line, last.end_lineno or last.lineno))
     chain_points = _chain_points(view, stmt, len(arms))
     gains = {Concern.COMPLEXITY: chain_points}
@@ -189,6 +203,15 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
     if kind == "value":
         return None  # choosing behaviour by a plain local's value: a parser's job, often
     by = "type" if kind == "type" else "value"
+    if len(arms) < HANDLER_ARMS and span[1] - span[0] + 1 < HANDLER_LINES:
+        # A short chain reads better than a table of three handlers; it is still the
+        # function's shape, and the place a table goes once more cases join.
+        text = (
+            f"The chain at {where} picks behaviour by the {by} of {code(shown, 40)} in "
+            f"{cases} short arms: clear as it is, and the place for a table of "
+            "handlers once more cases join."
+        )
+        return Move("short_switch", SWITCH, text, span, {}, priority=0)
     remedy = (
         "a dict from type to handler, or `functools.singledispatch`, replaces it."
         if kind == "type"
@@ -196,7 +219,7 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
     )
     text = (
         f"The chain at {where} picks behaviour by the {by} of {code(shown, 40)} "
-        f"in {len(arms)} arms: {remedy}"
+        f"in {cases} arms: {remedy}"
     )
     return Move("dispatch_table", SWITCH, text, span, gains, priority=6)
 
@@ -217,7 +240,8 @@ def _match_move(stmt: Stmt) -> Move | None:
     classes = [c for c in node.cases if isinstance(c.pattern, ast.MatchClass)]
     tagged = isinstance(node.subject, ast.Attribute) and node.subject.attr in TAG_NAMES
     arms = len(classes) if len(classes) >= MIN_ARMS else (len(node.cases) if tagged else 0)
-    if arms < MIN_ARMS:
+    size = (node.end_lineno or node.lineno) - node.lineno + 1
+    if arms < MIN_ARMS or (arms < HANDLER_ARMS and size < HANDLER_LINES):
         return None
     span = (node.lineno, node.end_lineno or node.lineno)
     by = "type" if classes else "value"

@@ -12,7 +12,12 @@ or a paragraph between blank lines) can move into a helper unchanged when:
 * it defines no nested function or class (their closures would change);
 * it reads at most three of the function's local values (the receiver of a method
   does not count: the helper is a method too) and sets at most one that is used
-  after it (the helper returns it);
+  after it (the helper returns it); it changes none of the objects it is handed
+  (appending to the caller's list, setting a key of its dict), and no value goes in
+  and comes back out (an accumulator threaded through the call): such a block is
+  not a step of its own;
+* the function keeps a step of its own without it (not only guard clauses and a
+  return);
 * it is worth a helper: at least three lines, not most of the function, and not a
   guard clause (an ``if`` that only raises or returns).
 
@@ -61,6 +66,15 @@ class Extraction:
     conditions: int
 
     @property
+    def returns_value(self) -> bool:
+        """Whether a ``return`` in the block gives back a value."""
+        return any(
+            isinstance(n, ast.Return) and n.value is not None
+            for s in self.statements
+            for n in ast.walk(s.node)
+        )
+
+    @property
     def start_line(self) -> int:
         return self.statements[0].line
 
@@ -93,7 +107,7 @@ class Extraction:
         takes = f"takes {names(self.inputs)}" if self.inputs else "takes no arguments"
         if self.generator:
             gives = "and that it delegates to with `yield from`"
-        elif self.tail:
+        elif self.tail and self.returns_value:
             gives = "and whose result it returns"
         elif self.output:
             gives = f"and returns `{self.output}`"
@@ -146,6 +160,7 @@ def _candidates(view: FunctionView) -> list[tuple[Stmt, ...]]:
     for block in blocks:
         if len(block) >= 2:
             found.append(tuple(block))
+        found.extend(_loops_with_their_setup(view, block))
         paragraph: list[Stmt] = []
         for stmt in block:
             if paragraph and stmt.line > paragraph[-1].end_line + 1:
@@ -156,6 +171,45 @@ def _candidates(view: FunctionView) -> list[tuple[Stmt, ...]]:
         if 2 <= len(paragraph) < len(block):
             found.append(tuple(paragraph))
     return found
+
+
+def _loops_with_their_setup(view: FunctionView, block: list[Stmt]) -> list[tuple[Stmt, ...]]:
+    """Each loop of ``block`` with the assignments right before it that start the values
+    it builds (``total = 0`` before ``for ...: total += ...``): one step, whole."""
+    found = []
+    for index, stmt in enumerate(block):
+        if not isinstance(stmt.node, ast.For | ast.AsyncFor | ast.While) or index == 0:
+            continue
+        _, written = view.names_within(stmt.start, stmt.end)
+        built = written | view.mutated_within(stmt.start, stmt.end)
+        first = index
+        while first > 0:
+            before = block[first - 1].node
+            if not (
+                isinstance(before, ast.Assign)
+                and len(before.targets) == 1
+                and isinstance(before.targets[0], ast.Name)
+                and before.targets[0].id in built
+            ):
+                break
+            first -= 1
+        if first < index:
+            found.append(tuple(block[first : index + 1]))
+    return found
+
+
+def _is_trivial(node: ast.stmt) -> bool:
+    """A docstring, ``pass``, a plain ``return``, or a guard clause."""
+    if isinstance(node, ast.Pass | ast.Return):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return True
+    return (
+        isinstance(node, ast.If)
+        and not node.orelse
+        and len(node.body) == 1
+        and isinstance(node.body[0], ast.Raise | ast.Return | ast.Continue | ast.Break)
+    )
 
 
 def _is_guard(stmts: tuple[Stmt, ...]) -> bool:
@@ -182,6 +236,8 @@ LEAVES_LOOP: Final = "loop"
 DECLARES: Final = "declares"
 INPUTS: Final = "inputs"
 OUTPUTS: Final = "outputs"
+THREADS: Final = "threads"
+CHANGES: Final = "changes"
 
 
 class Examiner:
@@ -259,12 +315,26 @@ class Examiner:
         outputs = [] if tail else [n for n in written if self._used_after(n, first, end)]
         if len(outputs) > (0 if generator else 1):
             return OUTPUTS
+        if set(inputs) & view.mutated_within(start, end):
+            return CHANGES  # it would change its caller's objects: not a step of its own
+        if set(outputs) & set(inputs):
+            return THREADS  # the caller's state would go in and come back out
+        if not self._leaves_work_behind(stmts):
+            return MOST
         points = sum(s.points for s in stmts)
         conditions = sum(s.conditions for s in stmts)
         output = outputs[0] if outputs else None
         return Extraction(
             stmts, tuple(inputs), output, tail and not generator, generator, points, conditions
         )
+
+    def _leaves_work_behind(self, stmts: tuple[Stmt, ...]) -> bool:
+        """Whether the function keeps a step of its own once the block is out (not only
+        its docstring, guard clauses and a return)."""
+        if stmts[0].parent is not None:
+            return True  # the statement around the block stays
+        taken = {id(s) for s in stmts}
+        return any(id(s) not in taken and not _is_trivial(s.node) for s in self.view.body)
 
     def _used_after(self, name: str, first: Stmt, end: tuple[int, int]) -> bool:
         loads = [*self.view.loads.get(name, ()), *self.closures.get(name, ())]

@@ -292,6 +292,9 @@ def _boolean_moves(view: FunctionView) -> Iterator[Move]:
                 "membership", UNCLASSIFIED, text, span, {Concern.COMPLEXITY: len(run) - 1}, 4
             )
         if is_or:
+            ternary = _and_or(boolop)
+            if ternary is not None:
+                yield ternary
             for run in _runs(boolop.values, _isinstance_subject):
                 calls = [v for v in run if isinstance(v, ast.Call)]
                 subject = ast.unparse(calls[0].args[0])
@@ -308,6 +311,41 @@ def _boolean_moves(view: FunctionView) -> Iterator[Move]:
             move = _tuple_compare(boolop)
             if move is not None:
                 yield move
+
+
+def _surely_true(node: ast.expr) -> bool:
+    """A value that is always truthy: a non-empty literal, or a string built on one."""
+    if isinstance(node, ast.Constant):
+        return bool(node.value) and node.value is not Ellipsis
+    if isinstance(node, ast.Tuple | ast.List | ast.Set) and node.elts:
+        return True
+    if isinstance(node, ast.Dict) and node.keys:
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return any(
+            isinstance(side, ast.Constant) and isinstance(side.value, str) and side.value
+            for side in (node.left, node.right)
+        )
+    return False
+
+
+def _and_or(boolop: ast.BoolOp) -> Move | None:
+    """``a and b or c`` with ``b`` always truthy is ``b if a else c``."""
+    if len(boolop.values) != 2:
+        return None
+    first, other = boolop.values
+    if not (isinstance(first, ast.BoolOp) and isinstance(first.op, ast.And)):
+        return None
+    if len(first.values) != 2 or not _surely_true(first.values[1]):
+        return None
+    test, value = first.values
+    rewrite = ast.IfExp(test, value, other)
+    text = (
+        f"{code(boolop, 56)} on line {boolop.lineno} is a conditional expression: "
+        f"{code(rewrite, 70)}, 1 point less."
+    )
+    span = (boolop.lineno, boolop.end_lineno or boolop.lineno)
+    return Move("conditional", UNCLASSIFIED, text, span, {Concern.COMPLEXITY: 1}, 4)
 
 
 def _field_pair(value: ast.expr) -> tuple[str, str, str] | None:
@@ -486,6 +524,19 @@ def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
     return Move("merge_ifs", archetype, text, span, {Concern.NESTING: 1}, 3)
 
 
+def _fails(body: list[ast.stmt]) -> bool:
+    """Whether a block ends by raising or exiting the program."""
+    last = body[-1]
+    if isinstance(last, ast.Raise):
+        return True
+    call = last.value if isinstance(last, ast.Expr) else None
+    if isinstance(call, ast.Call):
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return name in ("exit", "_exit", "abort", "fail")
+    return False
+
+
 def _compound(node: ast.stmt) -> bool:
     return isinstance(
         node, ast.If | ast.For | ast.AsyncFor | ast.While | ast.Try | ast.With | ast.Match
@@ -512,6 +563,8 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
     if not node.orelse:
         if body_lines < 3 or len(node.body) < 2:
             return None
+        if not in_loop and (body_lines * 2 < _body_lines(view.node.body) or _fails(node.body)):
+            return None  # not the main path: an error exit reads better where it is
         guard = ast.If(negation(node.test), [ast.Continue() if in_loop else ast.Return()], [])
         where = "loop body" if in_loop else "function"
         inner = lines(node.body[0].lineno, node.body[-1].end_lineno or 0)
@@ -653,6 +706,50 @@ def _setdefault(stmt: Stmt) -> Move | None:
     return Move("setdefault", UNCLASSIFIED, text, _span(stmt), gains, 4)
 
 
+def _make_then_use(stmt: Stmt) -> Move | None:
+    """``if k not in d: d[k] = []`` then ``d[k].append(v)``: ``d.setdefault(k, [])``."""
+    node = stmt.node
+    if not isinstance(node, ast.If) or node.orelse or len(node.body) != 1:
+        return None
+    test = node.test
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)
+    ):
+        return None
+    key, mapping = test.left, test.comparators[0]
+    made = node.body[0]
+    if not (
+        isinstance(made, ast.Assign)
+        and len(made.targets) == 1
+        and _reads_key(made.targets[0], key, mapping)
+        and _fresh_collection(ast.Assign([ast.Name("x", ast.Store())], made.value)) is not None
+    ):
+        return None
+    used = stmt.next_node()
+    if not (
+        isinstance(used, ast.Expr)
+        and isinstance(used.value, ast.Call)
+        and isinstance(used.value.func, ast.Attribute)
+        and _reads_key(used.value.func.value, key, mapping)
+    ):
+        return None
+    call = used.value
+    rest = ", ".join(
+        [*(ast.unparse(a) for a in call.args), *(ast.unparse(k) for k in call.keywords)]
+    )
+    rewrite = (
+        f"{ast.unparse(mapping)}.setdefault({ast.unparse(key)}, {ast.unparse(made.value)})"
+        f".{call.func.attr}({rest})"  # type: ignore[attr-defined]
+    )
+    span = (node.lineno, used.end_lineno or used.lineno)
+    text = (
+        f"{lines(*span).capitalize()} make the entry when it is missing, then use it: "
+        f"{snippet(rewrite, 70)} does both, 1 point less."
+    )
+    gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 2}
+    return Move("setdefault", UNCLASSIFIED, text, span, gains, 4)
+
+
 def idiom_moves(view: FunctionView) -> list[Move]:
     """Every idiom of this list that matches somewhere in the function."""
     found: list[Move] = []
@@ -671,6 +768,7 @@ def idiom_moves(view: FunctionView) -> list[Move]:
                 _same_arms(stmt),
                 _else_if(stmt, view),
                 _setdefault(stmt),
+                _make_then_use(stmt),
             ):
                 if move is not None:
                     found.append(move)

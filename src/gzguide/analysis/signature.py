@@ -55,9 +55,9 @@ def parameter_moves(scope: Scope, facts: FileFacts) -> list[Move]:
     ]
     if len(named) >= LONG_LIST:
         text = (
-            f"It takes {len(named)} parameters ({names(named, 5)}): group those that always "
-            "travel together into a small dataclass, or split the function by what its "
-            "callers want."
+            f"The signature on line {scope.start_line} takes {len(named)} parameters "
+            f"({names(named, 4)}): group those that always travel together into a small "
+            "dataclass, or split the function by what its callers want."
         )
         found.append(
             Move(
@@ -203,7 +203,7 @@ def _data_clump(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None
     # The three of its names that most functions share, and what they all share.
     best: tuple[str, str, str] | None = None
     for triple in combinations(sorted(set(named)), 3):
-        if best is None or len(facts.triples.get(triple, ())) > len(facts.triples[best]):
+        if best is None or len(facts.triples.get(triple, ())) > len(facts.triples.get(best, ())):
             best = triple
     if best is None:
         return None

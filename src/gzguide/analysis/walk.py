@@ -33,6 +33,26 @@ from gzguide.analysis.scopes import FunctionNode
 Pos = tuple[int, int]
 
 _NESTED: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: Methods that change the object they are called on (lists, dicts, sets, files).
+MUTATORS: Final = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "remove",
+        "pop",
+        "popitem",
+        "clear",
+        "sort",
+        "reverse",
+        "add",
+        "discard",
+        "update",
+        "setdefault",
+        "write",
+        "writelines",
+    }
+)
 #: Statements that hold no statements.
 _SIMPLE: Final = frozenset(
     {
@@ -70,10 +90,12 @@ POINT_KINDS: Final = (
     "if",  # an if or elif
     "ternary",  # a conditional expression
     "loop",  # a for or while, plus one for its else
-    "except",  # each handler of a try, plus one for its else
+    "except",  # each handler of a try
     "and",  # each extra operand of an and
     "or",  # each extra operand of an or
-    "comprehension",  # each for of a comprehension, plus one per if
+    "comprehension",  # each for of a comprehension
+    "filter",  # each if of a comprehension
+    "else",  # the else of a try
     "case",  # each case of a match but a wildcard
     "assert",  # an assert, whatever it holds
 )
@@ -156,6 +178,9 @@ class FunctionView:
     #: name -> sorted positions where it is read / written.
     loads: dict[str, list[Pos]]
     stores: dict[str, list[Pos]]
+    #: name -> positions where the object it holds is changed in place (an item or
+    #: attribute set or deleted, or a method such as ``append`` called on it).
+    mutations: dict[str, list[Pos]]
     #: Every and/or expression of its own code.
     boolops: list[ast.BoolOp]
     #: The deepest real nesting of any statement (if/for/while/match levels around it).
@@ -199,6 +224,10 @@ class FunctionView:
     def loads_between(self, name: str, start: Pos, end: Pos) -> bool:
         return _any_between(self.loads.get(name), start, end)
 
+    def mutated_within(self, start: Pos, end: Pos) -> set[str]:
+        """Names whose objects are changed in place between two positions."""
+        return {n for n, ps in self.mutations.items() if _any_between(ps, start, end)}
+
     def names_within(self, start: Pos, end: Pos) -> tuple[set[str], set[str]]:
         """(names read, names written) between two positions, inclusive."""
         read = {n for n, ps in self.loads.items() if _any_between(ps, start, end)}
@@ -236,6 +265,7 @@ class _Walker:
         self.nested_nodes: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = []
         self.loads: dict[str, list[Pos]] = {}
         self.stores: dict[str, list[Pos]] = {}
+        self.mutations: dict[str, list[Pos]] = {}
         self.boolops: list[ast.BoolOp] = []
         self.statements: list[Stmt] = []
         self.loops: list[Pos] = []
@@ -325,7 +355,10 @@ class _Walker:
             stmt.blocks.append(self.block(node.orelse, stmt, depth + 1))
         elif isinstance(node, ast.Try | ast.TryStar):
             if isinstance(node, ast.Try):  # radon does not count except* (TryStar)
-                self._point(node.lineno, "except", len(node.handlers) + bool(node.orelse), 0)
+                for handler in node.handlers:
+                    self._point(handler.lineno, "except", 1, 0)
+                if node.orelse:
+                    self._point(node.orelse[0].lineno, "else", 1, 0)
             self._conditions += len(node.handlers)
             stmt.blocks.append(self.block(node.body, stmt, depth))
             for handler in node.handlers:
@@ -435,10 +468,16 @@ class _Walker:
             elif kind is ast.Constant:
                 pass
             elif kind is ast.Attribute:
-                push(node.value)  # type: ignore[attr-defined]
+                assert isinstance(node, ast.Attribute)
+                if type(node.ctx) is not ast.Load:
+                    self._mutate(node.value)
+                push(node.value)
             elif kind is ast.Call:
                 assert isinstance(node, ast.Call)
-                push(node.func)
+                func = node.func
+                if type(func) is ast.Attribute and func.attr in MUTATORS:
+                    self._mutate(func.value)
+                push(func)
                 extend(node.args)
                 extend(k.value for k in node.keywords)
             elif kind is ast.Compare:
@@ -451,6 +490,8 @@ class _Walker:
                 push(node.right)
             elif kind is ast.Subscript:
                 assert isinstance(node, ast.Subscript)
+                if type(node.ctx) is not ast.Load:
+                    self._mutate(node.value)
                 push(node.value)
                 push(node.slice)
             elif kind is ast.BoolOp:
@@ -495,8 +536,9 @@ class _Walker:
         bound = set(local)
         for generator in node.generators:
             line = getattr(generator.iter, "lineno", node.lineno)
-            weight = 1 + len(generator.ifs)
-            self._point(line, "comprehension", weight, weight)
+            self._point(line, "comprehension", 1, 1)
+            for test in generator.ifs:
+                self._point(test.lineno, "filter", 1, 1)
             bound.update(_target_names(generator.target))
         # The first iterable is evaluated in the enclosing scope, the rest in the
         # comprehension's own.
@@ -530,6 +572,12 @@ class _Walker:
             self.points.append(Point(line, kind, weight))
             self._points += weight
         self._conditions += conditions
+
+    def _mutate(self, target: ast.expr) -> None:
+        """``target`` (an object a local name holds) is changed in place here."""
+        if type(target) is ast.Name:
+            assert isinstance(target, ast.Name)
+            self.mutations.setdefault(target.id, []).append((target.lineno, target.col_offset))
 
     def _load(self, name: str, pos: Pos) -> None:
         self.loads.setdefault(name, []).append(pos)
@@ -620,7 +668,7 @@ def view_of(fn: FunctionNode) -> FunctionView:
         walker._store(name, start)
     body = walker.block(fn.body, None, 0)
     walker.jumps.sort(key=lambda j: j.pos)
-    for positions in (*walker.loads.values(), *walker.stores.values()):
+    for positions in (*walker.loads.values(), *walker.stores.values(), *walker.mutations.values()):
         positions.sort()
     return FunctionView(
         node=fn,
@@ -633,6 +681,7 @@ def view_of(fn: FunctionNode) -> FunctionView:
         nested_nodes=walker.nested_nodes,
         loads=walker.loads,
         stores=walker.stores,
+        mutations=walker.mutations,
         boolops=walker.boolops,
         max_depth=walker.max_depth,
     )
