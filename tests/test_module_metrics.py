@@ -12,8 +12,10 @@ from radon.metrics import h_visit, mi_visit
 from radon.raw import analyze
 from radon.visitors import ComplexityVisitor
 
+from gzguide.analysis.cc import function_complexities, total_complexity
 from gzguide.analysis.module_metrics import ModuleValues, module_metrics, raw_counts
 from gzguide.analysis.parsed import ParsedModule, parse_module
+from gzguide.analysis.scopes import collect_scopes
 
 FIXTURES: dict[str, str] = {
     "empty": "",
@@ -135,7 +137,8 @@ def _parse(text: str) -> ParsedModule:
 
 
 def _values(module: ParsedModule) -> ModuleValues:
-    complexity = ComplexityVisitor.from_ast(module.tree).total_complexity
+    scopes = collect_scopes(module.tree)
+    complexity = total_complexity(module.tree, function_complexities(scopes))
     return module_metrics(module, complexity)
 
 
@@ -146,6 +149,10 @@ def _assert_agrees_with_radon(module: ParsedModule) -> None:
 
     values = _values(module)
     assert (values.sloc, values.lloc) == (radon_raw.sloc, radon_raw.lloc)
+
+    scopes = collect_scopes(module.tree)
+    ours = total_complexity(module.tree, function_complexities(scopes))
+    assert ours == ComplexityVisitor.from_ast(module.tree).total_complexity
 
     expected_mi = mi_visit(text, True)
     assert math.isclose(values.mi, expected_mi, rel_tol=1e-9, abs_tol=0.0), (

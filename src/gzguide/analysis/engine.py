@@ -27,10 +27,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from radon.visitors import ComplexityVisitor
-
 from gzguide.analysis.advice import ADVISED_METRICS, Advice, Advisor, Candidate
-from gzguide.analysis.cc import function_complexities
+from gzguide.analysis.cc import function_complexities, total_complexity
 from gzguide.analysis.cohesion import ClassCohesion, class_cohesion
 from gzguide.analysis.directives import Directives, read_directives, silencer
 from gzguide.analysis.filefacts import FileFacts
@@ -105,8 +103,7 @@ def _module_measurements(values: ModuleValues, last_line: int) -> list[Measureme
 def measure(module: ParsedModule) -> Measured:
     """Every metric of the module, from its one parse and at most one tokenize pass."""
     scopes = collect_scopes(module.tree)
-    visitor = ComplexityVisitor.from_ast(module.tree)
-    complexities = function_complexities(visitor, scopes)
+    complexities = function_complexities(scopes)
     lizard = lizard_function_metrics(module)
     cohesion = class_cohesion(module)
     out: list[Measurement] = []
@@ -120,7 +117,9 @@ def measure(module: ParsedModule) -> Measured:
                 Measurement("cohesion_lcom4", float(found.lcom4), s.start_line, s.end_line, s)
             )
     out.extend(
-        _module_measurements(module_metrics(module, visitor.total_complexity), module.last_line)
+        _module_measurements(
+            module_metrics(module, total_complexity(module.tree, complexities)), module.last_line
+        )
     )
     tokens = module.tokens
     return Measured(

@@ -180,22 +180,26 @@ def _loops_with_their_setup(view: FunctionView, block: list[Stmt]) -> list[tuple
     for index, stmt in enumerate(block):
         if not isinstance(stmt.node, ast.For | ast.AsyncFor | ast.While) or index == 0:
             continue
+        if not _starts_a_name(block[index - 1].node):
+            continue
         _, written = view.names_within(stmt.start, stmt.end)
         built = written | view.mutated_within(stmt.start, stmt.end)
         first = index
-        while first > 0:
-            before = block[first - 1].node
-            if not (
-                isinstance(before, ast.Assign)
-                and len(before.targets) == 1
-                and isinstance(before.targets[0], ast.Name)
-                and before.targets[0].id in built
-            ):
-                break
+        while first > 0 and _starts_a_name(block[first - 1].node, built):
             first -= 1
         if first < index:
             found.append(tuple(block[first : index + 1]))
     return found
+
+
+def _starts_a_name(node: ast.stmt, among: set[str] | None = None) -> bool:
+    """``name = ...`` (one plain name), optionally one of ``among``."""
+    return (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and (among is None or node.targets[0].id in among)
+    )
 
 
 def _is_trivial(node: ast.stmt) -> bool:

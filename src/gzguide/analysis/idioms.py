@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Final
 
 from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines, plural, snippet
@@ -642,18 +643,20 @@ def _same_arms(stmt: Stmt) -> Move | None:
         arms.append(arms[-1].orelse[0])
     if len(arms) < 2:
         return None
-    dumps = [ast.dump(ast.Module(body=a.body, type_ignores=[])) for a in arms]
-    for i in range(len(arms) - 1):
-        if dumps[i] == dumps[i + 1] and _body_lines(arms[i].body) >= 1:
-            a, b = arms[i], arms[i + 1]
+    for a, b in pairwise(arms):
+        # Cheap tests first: most adjacent arms differ in shape or size.
+        if [type(x) for x in a.body] != [type(x) for x in b.body]:
+            continue
+        if _body_lines(a.body) != _body_lines(b.body):
+            continue
+        if ast.dump(ast.Module(a.body, [])) == ast.dump(ast.Module(b.body, [])):
             text = (
                 f"The arms on lines {a.lineno} and {b.lineno} run the same code: "
                 f"join their tests with `or` and write it once."
             )
             gains = {Concern.SIZE: _body_lines(b.body) + 1}
-            return Move(
-                "same_arms", UNCLASSIFIED, text, (a.lineno, b.end_lineno or b.lineno), gains, 3
-            )
+            span = (a.lineno, b.end_lineno or b.lineno)
+            return Move("same_arms", UNCLASSIFIED, text, span, gains, 3)
     return None
 
 

@@ -106,8 +106,8 @@ class ModuleValues(NamedTuple):
 def module_metrics(module: ParsedModule, total_complexity: int) -> ModuleValues:
     """MI, Halstead totals and raw line counts of ``module``.
 
-    ``total_complexity`` is ``ComplexityVisitor.from_ast(module.tree).total_complexity``,
-    which the caller has already computed.
+    ``total_complexity`` is radon's total complexity of the module
+    (:func:`gzguide.analysis.cc.total_complexity`), which the caller has computed.
     """
     halstead = h_visit_ast(module.tree).total
     volume = float(halstead.volume)

@@ -14,7 +14,7 @@ import ast
 from typing import Final
 
 from gzguide.analysis.moves import Concern, Move, code, names
-from gzguide.analysis.walk import FunctionView, children
+from gzguide.analysis.walk import FunctionView
 
 MIN_LINKS: Final = 4
 #: Methods of str, bytes, list, dict, set, files and regular expression matches.
@@ -125,30 +125,10 @@ def _links(node: ast.expr) -> tuple[list[str], int, ast.expr]:
     return attributes, calls, current
 
 
-def _own(view: FunctionView) -> list[ast.AST]:
-    """Every node of the function's own code, outermost first (nested definitions left out)."""
-    out: list[ast.AST] = []
-    stack: list[ast.AST] = list(reversed(view.node.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            continue
-        out.append(node)
-        stack.extend(reversed(children(node)))
-    return out
-
-
 def chain_move(view: FunctionView, receiver: str | None) -> Move | None:
     params = set(view.params) - {receiver, "self", "cls"}
-    inner: set[int] = set()
     best: tuple[int, ast.expr, list[str]] | None = None
-    for node in _own(view):
-        if id(node) in inner or not isinstance(node, ast.Attribute | ast.Call):
-            continue
-        part: ast.expr = node
-        while isinstance(part, ast.Call | ast.Attribute | ast.Subscript):
-            part = part.func if isinstance(part, ast.Call) else part.value
-            inner.add(id(part))
+    for node in view.chains:
         attributes, calls, root = _links(node)
         if not isinstance(root, ast.Name) or root.id not in params:
             continue

@@ -92,51 +92,46 @@ def _flag_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 def _flag_split(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None:
     node = scope.node
     assert not isinstance(node, ast.ClassDef)
-    flags = _flag_defaults(node) & set(named)
-    flags = {f for f in flags if _tested(node.body, f)}
-    if not flags:
-        return None
-    view = facts.view(scope)
     body_lines = max(scope.end_line - node.body[0].lineno + 1, 1)
-    for flag in sorted(flags):
-        tests = [
-            s
-            for s in view.statements
-            if isinstance(s.node, ast.If) and not s.is_elif and _tests_only(s.node.test, flag)
-        ]
-        uses = len(view.loads.get(flag, ()))
-        if not tests or uses != len(tests):
-            continue  # the flag is read for something else too
-        selected = sum(s.end_line - s.line + 1 for s in tests)
-        if selected < 4 or selected < body_lines * FLAG_SHARE:
+    for flag in sorted(_flag_defaults(node) & set(named)):
+        # From the statements alone: the ifs that test the flag, and how much they hold.
+        tests = _tests_of(node.body, flag)
+        selected = sum((t.end_lineno or t.lineno) - t.lineno + 1 for t in tests)
+        if not tests or selected < 4 or selected < body_lines * FLAG_SHARE:
             continue
-        at = ", ".join(str(s.line) for s in tests[:3])
+        # Only then the walk: the flag must be read nowhere else.
+        if len(facts.view(scope).loads.get(flag, ())) != len(tests):
+            continue
+        at = ", ".join(str(t.lineno) for t in tests[:3])
         text = (
             f"`{flag}` only chooses between the branches of the `if` on line {at}: two "
             "functions, one for each value, would let each call say what it does."
         )
-        return Move(
-            "flag_split", UNCLASSIFIED, text, (scope.start_line, tests[-1].end_line), _GAIN, 2
-        )
+        end = tests[-1].end_lineno or tests[-1].lineno
+        return Move("flag_split", UNCLASSIFIED, text, (scope.start_line, end), _GAIN, 2)
     return None
 
 
-def _tested(body: list[ast.stmt], flag: str) -> bool:
-    """Whether some ``if`` of the function's statements tests ``flag`` alone."""
-    stack = list(body)
+def _tests_of(body: list[ast.stmt], flag: str) -> list[ast.If]:
+    """The ``if`` statements of the function (not elifs) that test ``flag`` alone."""
+    found: list[ast.If] = []
+    stack = list(reversed(body))
     while stack:
         node = stack.pop()
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
         if isinstance(node, ast.If) and _tests_only(node.test, flag):
-            return True
-        for name in ("body", "orelse", "finalbody"):
-            stack.extend(getattr(node, name, ()))
+            found.append(node)
+        blocks: list[list[ast.stmt]] = [
+            getattr(node, name, []) for name in ("body", "orelse", "finalbody")
+        ]
         if isinstance(node, ast.Try | ast.TryStar):
-            stack.extend(s for h in node.handlers for s in h.body)
+            blocks.extend(h.body for h in node.handlers)
         elif isinstance(node, ast.Match):
-            stack.extend(s for c in node.cases for s in c.body)
-    return False
+            blocks.extend(c.body for c in node.cases)
+        for block in reversed(blocks):
+            stack.extend(reversed(block))
+    return sorted(found, key=lambda n: n.lineno)
 
 
 def _tests_only(test: ast.expr, flag: str) -> bool:

@@ -53,6 +53,8 @@ MUTATORS: Final = frozenset(
         "writelines",
     }
 )
+#: The nodes that continue a chain of attribute accesses and calls.
+_LINKS: Final = frozenset({ast.Attribute, ast.Call, ast.Subscript})
 #: Statements that hold no statements.
 _SIMPLE: Final = frozenset(
     {
@@ -183,6 +185,9 @@ class FunctionView:
     mutations: dict[str, list[Pos]]
     #: Every and/or expression of its own code.
     boolops: list[ast.BoolOp]
+    #: The outermost node of every chain of attribute accesses and calls
+    #: (``a.b().c``), for the message-chain detector.
+    chains: list[ast.expr]
     #: The deepest real nesting of any statement (if/for/while/match levels around it).
     max_depth: int = 0
     _by_node: dict[int, Stmt] = field(default_factory=dict)
@@ -267,6 +272,9 @@ class _Walker:
         self.stores: dict[str, list[Pos]] = {}
         self.mutations: dict[str, list[Pos]] = {}
         self.boolops: list[ast.BoolOp] = []
+        #: The outermost nodes of attribute/call chains of two links or more.
+        self.chains: list[ast.expr] = []
+        self._inner: set[int] = set()
         self.statements: list[Stmt] = []
         self.loops: list[Pos] = []
         self.max_depth = 0
@@ -469,14 +477,20 @@ class _Walker:
                 pass
             elif kind is ast.Attribute:
                 assert isinstance(node, ast.Attribute)
+                value = node.value
                 if type(node.ctx) is not ast.Load:
-                    self._mutate(node.value)
-                push(node.value)
+                    self._mutate(value)
+                elif type(value) in _LINKS and id(node) not in self._inner:
+                    self._chain(node)
+                push(value)
             elif kind is ast.Call:
                 assert isinstance(node, ast.Call)
                 func = node.func
-                if type(func) is ast.Attribute and func.attr in MUTATORS:
-                    self._mutate(func.value)
+                if type(func) is ast.Attribute:
+                    if func.attr in MUTATORS:
+                        self._mutate(func.value)
+                    if type(func.value) in _LINKS and id(node) not in self._inner:
+                        self._chain(node)
                 push(func)
                 extend(node.args)
                 extend(k.value for k in node.keywords)
@@ -572,6 +586,15 @@ class _Walker:
             self.points.append(Point(line, kind, weight))
             self._points += weight
         self._conditions += conditions
+
+    def _chain(self, head: ast.expr) -> None:
+        """Record the outermost node of an attribute/call chain (its inner links are not)."""
+        self.chains.append(head)
+        inner = self._inner
+        part: ast.expr = head
+        while type(part) in _LINKS:
+            part = part.func if type(part) is ast.Call else part.value  # type: ignore[attr-defined]
+            inner.add(id(part))
 
     def _mutate(self, target: ast.expr) -> None:
         """``target`` (an object a local name holds) is changed in place here."""
@@ -683,5 +706,6 @@ def view_of(fn: FunctionNode) -> FunctionView:
         stores=walker.stores,
         mutations=walker.mutations,
         boolops=walker.boolops,
+        chains=walker.chains,
         max_depth=walker.max_depth,
     )
