@@ -290,6 +290,35 @@ def test_start_or_extend_a_list_is_setdefault() -> None:
     assert "`by_key.setdefault(key, []).append(value)`" in moves(source)
 
 
+def test_an_elif_holding_only_an_if_merges() -> None:
+    source = """
+    def is_marker(expr):
+        if isinstance(expr, Name):
+            return expr.id == 'marker'
+        elif isinstance(expr, Attribute):
+            if isinstance(expr.value, Name):
+                return expr.attr == 'marker'
+        return False
+    """
+    assert "`elif isinstance(expr, Attribute) and isinstance(expr.value, Name):`" in moves(source)
+
+
+def test_ifs_that_differ_only_in_their_values_are_a_table() -> None:
+    source = """
+    def check(node, fail):
+        if isinstance(node, Yield):
+            fail('no yield here', node.lineno)
+        if isinstance(node, Await):
+            fail('no await here', node.lineno)
+        if isinstance(node, Named):
+            fail('no walrus here', node.lineno)
+        return node
+    """
+    assert "The 3 `if`s at lines 3-8 do the same thing with other values" in moves(source)
+    different = source.replace("fail('no walrus here', node.lineno)", "node.walrus = True")
+    assert "same thing" not in moves(different)
+
+
 # -- dispatch ------------------------------------------------------------------------------
 
 

@@ -112,12 +112,13 @@ _SPLIT_METRICS: Final = frozenset(
     {"radon_raw_nloc", "radon_raw_lloc", "radon_hal_volume", "radon_hal_effort", "radon_mi"}
 )
 #: Idioms that say a loop or a chain more plainly without lowering the count.
-_PLAIN: Final = frozenset({"comprehension", "any", "same_arms"})
+_PLAIN: Final = frozenset({"comprehension", "any", "same_arms", "table_of_cases"})
 #: Moves that tidy a function without lowering its count, for a radon_cc hint
 #: that has nothing better.
 _TIDY: Final = frozenset(
     {
         "same_arms",
+        "table_of_cases",
         "merge_ifs",
         "continue_guard",
         "return_guard",

@@ -16,7 +16,9 @@ the code as written, and it reports how much each concern's value drops:
 * ``continue_guard``/``return_guard``: a condition that wraps the rest of a loop
   body or function, or an ``else`` that only leaves;
 * ``same_arms``: two adjacent arms of an if/elif chain with identical bodies;
-* ``setdefault``: ``if k in d: d[k].append(v) else: d[k] = [v]``.
+* ``setdefault``: ``if k in d: d[k].append(v) else: d[k] = [v]``;
+* ``table_of_cases``: three or more ``if``s in a row whose bodies do the same thing
+  with other values.
 
 Complexity gains are radon's points; nesting gains are real levels
 (``if``/``for``/``while``/``match``); size gains are source lines.
@@ -33,6 +35,8 @@ from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines, plu
 from gzguide.analysis.walk import FunctionView, Stmt
 
 ARROWHEAD: Final = "arrowhead"
+#: So many same-shaped ``if``s in a row make a table.
+REPEATS: Final = 3
 _BOOL_CALLS: Final = frozenset({"isinstance", "issubclass", "callable", "hasattr", "bool"})
 _NEGATED: Final[dict[type[ast.cmpop], type[ast.cmpop]]] = {
     ast.Eq: ast.NotEq,
@@ -509,20 +513,88 @@ def suppress_moves(view: FunctionView) -> Iterator[Move]:
 
 
 def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
+    """An ``if`` (or the last ``elif``) whose whole body is an ``if``, neither with an else."""
     node = stmt.node
-    if not isinstance(node, ast.If) or stmt.is_elif or node.orelse or len(node.body) != 1:
+    if not isinstance(node, ast.If) or node.orelse or len(node.body) != 1:
         return None
     inner = node.body[0]
     if not isinstance(inner, ast.If) or inner.orelse:
         return None
-    merged = ast.If(ast.BoolOp(ast.And(), [node.test, inner.test]), [ast.Pass()], [])
+    keyword = "elif" if stmt.is_elif else "if"
+    test = ast.BoolOp(ast.And(), [node.test, inner.test])
+    merged = code(ast.If(test, [ast.Pass()], []), 76).replace(" pass`", "`")
+    if stmt.is_elif:
+        merged = merged.replace("`if ", "`elif ", 1)
     text = (
-        f"The `if` on line {node.lineno} holds only the `if` on line {inner.lineno}: "
-        f"{code(merged, 76).replace(' pass`', '`')} is one test and one level less."
+        f"The `{keyword}` on line {node.lineno} holds only the `if` on line {inner.lineno}: "
+        f"{merged} is one test and one level less."
     )
     span = (node.lineno, inner.lineno)
     archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
     return Move("merge_ifs", archetype, text, span, {Concern.NESTING: 1}, 3)
+
+
+def _shape(node: ast.AST) -> object:
+    """The node's structure with every name, attribute and constant left out."""
+    if isinstance(node, ast.Name | ast.Constant):
+        return type(node).__name__
+    parts: list[object] = [type(node).__name__]
+    for name in node._fields:
+        if name in ("ctx", "type_comment") or (name == "attr" and isinstance(node, ast.Attribute)):
+            continue
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            parts.append(tuple(_shape(v) if isinstance(v, ast.AST) else v for v in value))
+        elif isinstance(value, ast.AST):
+            parts.append(_shape(value))
+        else:
+            parts.append(value)
+    return tuple(parts)
+
+
+def _case_shape(node: ast.If) -> object:
+    """An ``if`` of a run of cases: its test and body, values left out."""
+    return (_shape(node.test), tuple(_shape(s) for s in node.body))
+
+
+def repeated_ifs(view: FunctionView) -> Iterator[Move]:
+    """Three or more ``if`` statements in a row whose bodies do the same thing with
+    other values (a message, a key, a type): a table of those values and one ``if``
+    in a loop say it once."""
+    for block in _blocks_of(view):
+        run: list[ast.If] = []
+        for node in [*block, None]:
+            case = _small_if(node)
+            if case is not None and (not run or _case_shape(case) == _case_shape(run[0])):
+                run.append(case)
+                continue
+            if len(run) >= REPEATS:
+                first, last = run[0], run[-1]
+                span = (first.lineno, last.end_lineno or last.lineno)
+                text = (
+                    f"The {len(run)} `if`s at {lines(*span)} do the same thing with other "
+                    "values: a table of those values and one `if` in a loop say it once."
+                )
+                gains = {Concern.SIZE: span[1] - span[0] + 1 - len(run) - 3}
+                yield Move("table_of_cases", UNCLASSIFIED, text, span, gains, 3)
+            run = [case] if case is not None else []
+
+
+def _small_if(node: ast.stmt | None) -> ast.If | None:
+    """An ``if`` without ``else`` of one or two statements: a case a table can hold."""
+    if isinstance(node, ast.If) and not node.orelse and len(node.body) <= 2:
+        return node
+    return None
+
+
+def _blocks_of(view: FunctionView) -> Iterator[list[ast.stmt]]:
+    yield view.node.body
+    seen: set[int] = set()
+    for stmt in view.statements:
+        if id(stmt.container) not in seen:
+            seen.add(id(stmt.container))
+            if stmt.container is not view.node.body:
+                yield stmt.container
 
 
 def _fails(body: list[ast.stmt]) -> bool:
@@ -777,4 +849,5 @@ def idiom_moves(view: FunctionView) -> list[Move]:
                     found.append(move)
     found.extend(_boolean_moves(view))
     found.extend(suppress_moves(view))
+    found.extend(repeated_ifs(view))
     return found
