@@ -430,10 +430,27 @@ def test_a_generator_block_moves_out_with_yield_from() -> None:
         for pattern in patterns:
             for name in names:
                 if pattern.match(name):
+                    print(pattern, name)
                     yield name
         print(seen)
     """
     assert "generator" in move(source).move and "`yield from`" in move(source).move
+
+
+def test_a_block_that_calls_its_own_function_stays() -> None:
+    source = """
+    def flatten(items, depth, out):
+        if depth < 0:
+            raise ValueError(depth)
+        for item in items:
+            if isinstance(item, list):
+                flatten(item, depth - 1, out)
+                print(depth)
+            else:
+                out.append(item)
+        return out
+    """
+    assert "calls this function again" in move(source).move
 
 
 # -- parameters ------------------------------------------------------------------------------

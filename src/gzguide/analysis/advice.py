@@ -46,6 +46,7 @@ from gzguide.analysis.extract import (
     LEAVES_YIELD,
     MOST,
     OUTPUTS,
+    RECURSES,
     SHORT,
     THREADS,
     Examiner,
@@ -82,7 +83,7 @@ METRIC_LABELS: Final[dict[str, str]] = {
 ADVISED_METRICS: Final = frozenset(METRIC_LABELS)
 
 #: A signature this long is the move for a complexity hint that has no other.
-LONG_SIGNATURE: Final = 7
+LONG_SIGNATURE: Final = 6
 #: A size move must remove at least this many lines.
 MIN_SIZE_GAIN: Final = 4
 #: An extraction for size must be a real step: this long, with this many points.
@@ -91,7 +92,7 @@ SIZE_BLOCK_POINTS: Final = 2
 #: An extraction for complexity must take at least this many points, be this long,
 #: and be at most this share of the function's body.
 COMPLEXITY_BLOCK_POINTS: Final = 2
-COMPLEXITY_BLOCK_LINES: Final = 4
+COMPLEXITY_BLOCK_LINES: Final = 5
 COMPLEXITY_BLOCK_SHARE: Final = 0.6
 #: Moves that take a level of nesting away where it matters.
 _FLATTENING: Final = frozenset(
@@ -101,6 +102,7 @@ _FLATTENING: Final = frozenset(
         "continue_guard",
         "return_guard",
         "else_guard",
+        "no_else",
         "setdefault",
         "comprehension",
         "any",
@@ -123,6 +125,7 @@ _TIDY: Final = frozenset(
         "continue_guard",
         "return_guard",
         "else_guard",
+        "no_else",
         "next",
         "comprehension",
     }
@@ -293,6 +296,7 @@ _OBSTACLES: Final = {
     OUTPUTS: "gives back more than one value (set, or changed in place)",
     THREADS: "would take a value in and hand it back changed",
     CHANGES: "changes objects the function hands it, in place",
+    RECURSES: "calls this function again",
 }
 
 _WHAT: Final = {
@@ -323,7 +327,11 @@ def census(view: FunctionView, examiner: Examiner) -> str:
     shown = ", ".join(parts[:3]) + (", and more" if len(parts) > 3 else "")
     heavy = [s for s in view.statements if s.blocks and not s.is_elif and s.points >= 2]
     if not heavy:
-        why = "Each sits in a statement of its own: no block holds two of them"
+        on = {p.line for p in view.points}
+        if len(on) == 1:
+            why = f"All of them are on line {on.pop()}: there is no block to move out"
+        else:
+            why = "No block holds two of them"
     else:
         # The outermost of the heaviest blocks: the one a reader sees first.
         stmt = max(heavy, key=lambda s: (s.points, -s.line))

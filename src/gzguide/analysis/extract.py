@@ -9,7 +9,8 @@ or a paragraph between blank lines) can move into a helper unchanged when:
   is, since the exception leaves the helper the same way; a block that yields (and
   sets nothing used after it) moves into a generator the function delegates to
   with ``yield from``, which passes on every value, ``send`` and ``throw``;
-* it defines no nested function or class (their closures would change);
+* it defines no nested function or class (their closures would change), and does
+  not call the function it is in (the helper would recurse back into it);
 * it reads at most three of the function's local values (the receiver of a method
   does not count: the helper is a method too) and sets at most one that is used
   after it (the helper returns it); it changes none of the objects it is handed
@@ -242,6 +243,7 @@ INPUTS: Final = "inputs"
 OUTPUTS: Final = "outputs"
 THREADS: Final = "threads"
 CHANGES: Final = "changes"
+RECURSES: Final = "recurses"
 
 
 class Examiner:
@@ -303,6 +305,8 @@ class Examiner:
         start, end = first.start, last.end
         if view.nested_within(start, end):
             return DEFINES
+        if self._recurses(start, end):
+            return RECURSES
         tail = last.node is self.tail_node and first.parent is None
         leaves = _leaves(view, start, end, tail)
         generator = leaves == LEAVES_YIELD
@@ -312,7 +316,9 @@ class Examiner:
         inputs = sorted(
             n
             for n in read
-            if n != self.receiver and any(p < start or p > end for p in view.stores.get(n, ()))
+            if n != self.receiver
+            and any(p < start or p > end for p in view.stores.get(n, ()))
+            and not self._set_first(n, stmts)
         )
         if len(inputs) > MAX_INPUTS:
             return INPUTS
@@ -321,8 +327,10 @@ class Examiner:
             return OUTPUTS
         if set(inputs) & view.mutated_within(start, end):
             return CHANGES  # it would change its caller's objects: not a step of its own
-        if set(outputs) & set(inputs):
-            return THREADS  # the caller's state would go in and come back out
+        if any(p < start for n in outputs for p in view.stores.get(n, ())):
+            # It had a value before the block, which may keep it (a path through the
+            # block that does not set it): that value would have to go in and come out.
+            return THREADS
         if not self._leaves_work_behind(stmts):
             return MOST
         points = sum(s.points for s in stmts)
@@ -330,6 +338,29 @@ class Examiner:
         output = outputs[0] if outputs else None
         return Extraction(
             stmts, tuple(inputs), output, tail and not generator, generator, points, conditions
+        )
+
+    def _set_first(self, name: str, stmts: tuple[Stmt, ...]) -> bool:
+        """Whether the block sets ``name`` in one of its own statements before it reads
+        it: then the value it had before does not matter."""
+        view = self.view
+        start, end = stmts[0].start, stmts[-1].end
+        stores = [p for p in view.stores.get(name, ()) if start <= p <= end]
+        loads = [p for p in view.loads.get(name, ()) if start <= p <= end]
+        if not stores or not loads:
+            return False
+        first, read = min(stores), min(loads)
+        # The store must run whenever the block does (in a plain statement of its own)
+        # and be done before the first read (``x = x + 1`` reads first).
+        return any(not s.blocks and s.start <= first <= s.end < read for s in stmts)
+
+    def _recurses(self, start: tuple[int, int], end: tuple[int, int]) -> bool:
+        """Whether the block calls the function it is in (a helper would recurse back)."""
+        name = self.view.node.name
+        if self.view.loads_between(name, start, end):
+            return True
+        return self.receiver is not None and any(
+            start <= p <= end for p in self.view.method_calls.get(name, ())
         )
 
     def _leaves_work_behind(self, stmts: tuple[Stmt, ...]) -> bool:

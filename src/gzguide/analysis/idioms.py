@@ -35,8 +35,11 @@ from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines, plu
 from gzguide.analysis.walk import FunctionView, Stmt
 
 ARROWHEAD: Final = "arrowhead"
-#: So many same-shaped ``if``s in a row make a table.
+#: So many same-shaped ``if``s in a row make a table; two suffice when each is a
+#: block of this many lines.
 REPEATS: Final = 3
+BLOCK_REPEAT_LINES: Final = 4
+SWITCH: Final = "switch_on_type"
 _BOOL_CALLS: Final = frozenset({"isinstance", "issubclass", "callable", "hasattr", "bool"})
 _NEGATED: Final[dict[type[ast.cmpop], type[ast.cmpop]]] = {
     ast.Eq: ast.NotEq,
@@ -487,6 +490,35 @@ def _ignored_exception(node: ast.stmt) -> str | None:
     return None
 
 
+def _same_handlers(stmt: Stmt) -> Move | None:
+    """Adjacent ``except`` clauses with the same body: one clause with a tuple of types."""
+    node = stmt.node
+    if not isinstance(node, ast.Try | ast.TryStar):
+        return None
+    handlers = node.handlers
+    for first, second in pairwise(handlers):
+        if first.type is None or second.type is None or first.name != second.name:
+            continue
+        if ast.dump(ast.Module(first.body, [])) != ast.dump(ast.Module(second.body, [])):
+            continue
+        types = [
+            *(first.type.elts if isinstance(first.type, ast.Tuple) else [first.type]),
+            *(second.type.elts if isinstance(second.type, ast.Tuple) else [second.type]),
+        ]
+        joined = snippet(f"except ({', '.join(ast.unparse(t) for t in types)}):", 70)
+        text = (
+            f"The `except` clauses on lines {first.lineno} and {second.lineno} do the same: "
+            f"{joined} says it once"
+        )
+        gained = {Concern.SIZE: _body_lines(second.body) + 1}
+        if isinstance(node, ast.Try):  # radon counts each handler of a plain try
+            text += ", 1 point less"
+            gained[Concern.COMPLEXITY] = 1
+        span = (first.lineno, second.end_lineno or second.lineno)
+        return Move("same_handlers", UNCLASSIFIED, text + ".", span, gained, 4)
+    return None
+
+
 def suppress_moves(view: FunctionView) -> Iterator[Move]:
     """One move for all ``try``/``except E: pass`` blocks of the function."""
     found = [(s, e) for s in view.statements if (e := _ignored_exception(s.node)) is not None]
@@ -535,9 +567,13 @@ def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
 
 
 def _shape(node: ast.AST) -> object:
-    """The node's structure with every name, attribute and constant left out."""
-    if isinstance(node, ast.Name | ast.Constant):
-        return type(node).__name__
+    """The node's structure with every name, attribute and constant left out (a tuple
+    of those is a value too: ``isinstance(x, A)`` and ``isinstance(x, (A, B))`` alike)."""
+    if isinstance(node, ast.Name | ast.Constant | ast.Attribute) or (
+        isinstance(node, ast.Tuple)
+        and all(isinstance(e, ast.Name | ast.Constant | ast.Attribute) for e in node.elts)
+    ):
+        return "value"
     parts: list[object] = [type(node).__name__]
     for name in node._fields:
         if name in ("ctx", "type_comment") or (name == "attr" and isinstance(node, ast.Attribute)):
@@ -568,16 +604,41 @@ def repeated_ifs(view: FunctionView) -> Iterator[Move]:
             if case is not None and (not run or _case_shape(case) == _case_shape(run[0])):
                 run.append(case)
                 continue
-            if len(run) >= REPEATS:
+            lengths = [(c.end_lineno or c.lineno) - c.lineno + 1 for c in run]
+            if len(run) >= REPEATS or (len(run) == 2 and min(lengths) >= BLOCK_REPEAT_LINES):
                 first, last = run[0], run[-1]
                 span = (first.lineno, last.end_lineno or last.lineno)
-                text = (
-                    f"The {len(run)} `if`s at {lines(*span)} do the same thing with other "
-                    "values: a table of those values and one `if` in a loop say it once."
-                )
+                if len(run) == 2:
+                    text = (
+                        f"The `if`s at {lines(first.lineno, first.end_lineno or 0)} and "
+                        f"{lines(last.lineno, span[1])} do the same thing with other values: "
+                        "one helper, called for each, says it once."
+                    )
+                else:
+                    text = (
+                        f"The {len(run)} `if`s at {lines(*span)} do the same thing with other "
+                        "values: a table of those values and one `if` in a loop say it once."
+                    )
+                archetype = SWITCH if _one_subject_by_type(run) else UNCLASSIFIED
                 gains = {Concern.SIZE: span[1] - span[0] + 1 - len(run) - 3}
-                yield Move("table_of_cases", UNCLASSIFIED, text, span, gains, 3)
+                yield Move("table_of_cases", archetype, text, span, gains, 3)
             run = [case] if case is not None else []
+
+
+def _one_subject_by_type(run: list[ast.If]) -> bool:
+    """Whether every test is ``isinstance`` of the same subject."""
+    subjects = set()
+    for case in run:
+        test = case.test
+        if not (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance"
+            and len(test.args) == 2
+        ):
+            return False
+        subjects.add(ast.dump(test.args[0]))
+    return len(subjects) == 1
 
 
 def _small_if(node: ast.stmt | None) -> ast.If | None:
@@ -608,6 +669,49 @@ def _fails(body: list[ast.stmt]) -> bool:
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         return name in ("exit", "_exit", "abort", "fail")
     return False
+
+
+def _else_after_return(stmt: Stmt) -> Move | None:
+    """``if c: ... return x`` with an ``else`` of several statements: the else's body can
+    move out a level (the ``if`` branch never falls through to it)."""
+    node = stmt.node
+    if not isinstance(node, ast.If) or stmt.is_elif or not node.orelse:
+        return None
+    if not isinstance(node.body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break):
+        return None
+    orelse = node.orelse
+    if len(orelse) == 1 and isinstance(orelse[0], ast.If):
+        return None  # an elif: a chain of cases reads well as one
+    if len(orelse) < 2 or not any(_compound(s) for s in orelse):
+        return None
+    leaves = type(node.body[-1]).__name__.lower()
+    inner = lines(orelse[0].lineno, orelse[-1].end_lineno or orelse[-1].lineno)
+    text = (
+        f"The `if` on line {node.lineno} ends in a `{leaves}`, so its `else` is not needed: "
+        f"{inner} can move out a level."
+    )
+    return Move("no_else", UNCLASSIFIED, text, _span(stmt), {Concern.NESTING: 1}, 2)
+
+
+def _guard_before_return(stmt: Stmt, view: FunctionView) -> Move | None:
+    """``if c: <work>; return x`` then a final ``return y``: ``if not c: return y`` first."""
+    node = stmt.node
+    if not isinstance(node, ast.If) or stmt.is_elif or node.orelse or stmt.parent is not None:
+        return None
+    after = stmt.next_node()
+    if not isinstance(after, ast.Return) or stmt.index + 2 != len(stmt.container):
+        return None
+    if not isinstance(node.body[-1], ast.Return) or not any(_compound(s) for s in node.body):
+        return None
+    guard = ast.If(negation(node.test), [after], [])
+    inner = lines(node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno)
+    text = (
+        f"The `if` on line {node.lineno} wraps the function's work and the last line returns "
+        f"the other case: {code(guard, 60)} first lets {inner} move out a level."
+    )
+    archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
+    span = (node.lineno, after.end_lineno or after.lineno)
+    return Move("return_guard", archetype, text, span, {Concern.NESTING: 1}, 2)
 
 
 def _compound(node: ast.stmt) -> bool:
@@ -834,6 +938,10 @@ def idiom_moves(view: FunctionView) -> list[Move]:
             for move in (_search(stmt), _comprehension(stmt, view), _first_match(stmt, view)):
                 if move is not None:
                     found.append(move)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            handlers = _same_handlers(stmt)
+            if handlers is not None:
+                found.append(handlers)
         elif isinstance(node, ast.If):
             for move in (
                 _bool_return(stmt),
@@ -844,6 +952,8 @@ def idiom_moves(view: FunctionView) -> list[Move]:
                 _else_if(stmt, view),
                 _setdefault(stmt),
                 _make_then_use(stmt),
+                _else_after_return(stmt),
+                _guard_before_return(stmt, view),
             ):
                 if move is not None:
                     found.append(move)

@@ -183,6 +183,8 @@ class FunctionView:
     #: name -> positions where the object it holds is changed in place (an item or
     #: attribute set or deleted, or a method such as ``append`` called on it).
     mutations: dict[str, list[Pos]]
+    #: method name -> positions of ``x.method(...)`` calls on a plain name.
+    method_calls: dict[str, list[Pos]]
     #: Every and/or expression of its own code.
     boolops: list[ast.BoolOp]
     #: The outermost node of every chain of attribute accesses and calls
@@ -271,6 +273,7 @@ class _Walker:
         self.loads: dict[str, list[Pos]] = {}
         self.stores: dict[str, list[Pos]] = {}
         self.mutations: dict[str, list[Pos]] = {}
+        self.method_calls: dict[str, list[Pos]] = {}
         self.boolops: list[ast.BoolOp] = []
         #: The outermost nodes of attribute/call chains of two links or more.
         self.chains: list[ast.expr] = []
@@ -489,6 +492,9 @@ class _Walker:
                 if type(func) is ast.Attribute:
                     if func.attr in MUTATORS:
                         self._mutate(func.value)
+                    if type(func.value) is ast.Name:
+                        calls = self.method_calls.setdefault(func.attr, [])
+                        calls.append((node.lineno, node.col_offset))
                     if type(func.value) in _LINKS and id(node) not in self._inner:
                         self._chain(node)
                 push(func)
@@ -511,7 +517,8 @@ class _Walker:
             elif kind is ast.BoolOp:
                 assert isinstance(node, ast.BoolOp)
                 word = "and" if isinstance(node.op, ast.And) else "or"
-                self._point(node.lineno, word, len(node.values) - 1, len(node.values) - 1)
+                for operand in node.values[1:]:  # each point where its operand is
+                    self._point(operand.lineno, word, 1, 1)
                 if self._counting:  # an and/or radon does not count is not ours to rewrite
                     self.boolops.append(node)
                 extend(node.values)
@@ -705,6 +712,7 @@ def view_of(fn: FunctionNode) -> FunctionView:
         loads=walker.loads,
         stores=walker.stores,
         mutations=walker.mutations,
+        method_calls=walker.method_calls,
         boolops=walker.boolops,
         chains=walker.chains,
         max_depth=walker.max_depth,
