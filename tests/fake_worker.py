@@ -9,7 +9,7 @@ depends on the job's file name:
 * ``segv``: kills itself with SIGSEGV;
 * ``hang``: never answers;
 * ``print``: writes to fd 1 and to ``sys.stdout``, then answers;
-* anything else: answers with an empty report (``cache`` says which pid did it).
+* anything else: answers with an empty report, as a ``miss``.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from gzguide.analysis.model import FileReport
+    from gzguide.freshness import CacheState
     from gzguide.workers.ipc import Job, Ready, Result, job_reader, pack
 
     def send(data: bytes) -> None:
@@ -58,7 +59,7 @@ def main() -> int:
             elif name == "print":
                 os.write(1, b"stray bytes on fd 1\n")
                 print("stray print")
-            send(pack(Result(job.seq, FileReport([]), f"pid{os.getpid()}", None, 0, 0.0)))
+            send(pack(Result(job.seq, FileReport([]), CacheState.MISS, None, 0, 0.0)))
     return 0
 
 

@@ -14,13 +14,14 @@ from hypothesis import strategies as st
 from gzguide import jobs as jobs_module
 from gzguide.analysis.discovery import Walk
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
+from gzguide.freshness import RACY_WINDOW_NS, CacheState, Identity
 from gzguide.jobs import AnalysisService
 from gzguide.messages import AnalyzeParams
 from gzguide.workers import InProcessBackend, Outcome, failed
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers import memo as memo_module
 from gzguide.workers.analyst import Analyst
-from gzguide.workers.cache import RACY_WINDOW_NS, Entry, FileCache, Identity
+from gzguide.workers.cache import Entry, FileCache
 from gzguide.workers.memo import Memo
 
 BRANCHY = (
@@ -223,7 +224,7 @@ def test_memo_quarantines_a_failed_version_until_it_changes(tmp_path: Path, reas
     assert memo.analyze([str(path)])[0].cache == reason
     # The unchanged version is not sent to a worker again: answered empty at once.
     again = [memo.analyze([str(path)])[0] for _ in range(3)]
-    assert [o.cache for o in again] == [memo_module.QUARANTINED] * 3
+    assert [o.cache for o in again] == [CacheState.QUARANTINED] * 3
     assert all(o.report.findings == [] for o in again)
     assert len(inner.calls) == 1
     # Any change of the file is a new version: it is tried.
@@ -256,7 +257,7 @@ def test_memo_quarantines_files_of_a_directory_request_too(tmp_path: Path) -> No
     inner = FailingBackend("crashed")
     memo = Memo(inner, str(tmp_path / "table.json"))
     memo.analyze(paths)  # no stats given: the memo takes them before dispatching
-    assert [o.cache for o in memo.analyze(paths)] == [memo_module.QUARANTINED] * 3
+    assert [o.cache for o in memo.analyze(paths)] == [CacheState.QUARANTINED] * 3
     assert len(inner.calls) == 3
 
 
@@ -307,7 +308,7 @@ def test_memo_fast_path_keeps_the_racy_rule_and_the_quarantine(tmp_path: Path) -
     held = old_file(tmp_path, "held.py")
     memo = Memo(failing, str(tmp_path / "t.json"))
     states = [ask_as_the_service_does(memo, held) for _ in range(3)]
-    assert states == ["crashed", memo_module.QUARANTINED, memo_module.QUARANTINED]
+    assert states == ["crashed", CacheState.QUARANTINED, CacheState.QUARANTINED]
     assert len(failing.calls) == 1
 
 

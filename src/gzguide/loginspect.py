@@ -95,6 +95,8 @@ from typing import IO, Any, Final
 
 import msgspec
 
+from gzguide import freshness
+
 #: A line longer than this is malformed; it is skipped without being held.
 MAX_LINE_BYTES: Final = 64 * 1024 * 1024
 #: How many of the slowest requests the summary lists.
@@ -103,21 +105,12 @@ SLOWEST: Final = 10
 MAX_SESSIONS_SHOWN: Final = 10
 PERCENTILES: Final = (50, 95, 99)
 #: Cache states that answered without parsing the file again.
-HIT_STATES: Final = ("memo", "hit", "racy")
+HIT_STATES: Final = tuple(str(state) for state in freshness.HIT_STATES)
 #: The pseudo cache state latency of directory requests is grouped under.
 DIRECTORY: Final = "directory"
-#: Display order of the cache states the server reports; others follow by name.
-CACHE_ORDER: Final = (
-    "memo",
-    "hit",
-    "racy",
-    "miss",
-    "unanalyzable",
-    "timeout",
-    "crashed",
-    "quarantined",
-    "skipped",
-)
+#: Display order of the cache states the server reports (their declaration order);
+#: others follow by name.
+CACHE_ORDER: Final = tuple(str(state) for state in freshness.CacheState)
 FRAMING_OUTCOME: Final = "-32700"
 SUMMARY_VERSION: Final = 1
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from gzguide.analysis.model import EMPTY_REPORT, FileReport
-from gzguide.workers.cache import Identity
+from gzguide.freshness import CacheState, Identity
 
 EventSink = Callable[..., None]
 
@@ -39,9 +39,7 @@ class Outcome:
     """One file's report and how it was obtained."""
 
     report: FileReport
-    #: ``hit``, ``miss``, ``racy``, ``memo``, ``unanalyzable``, ``timeout``, ``crashed``,
-    #: ``quarantined``.
-    cache: str
+    cache: CacheState
     #: The identity of the file version the report is for (None: unanalyzable).
     identity: Identity | None = None
     #: Wall-clock ns just before that version's bytes were last read or verified.
@@ -50,12 +48,8 @@ class Outcome:
     worker: WorkerRef | None = None
 
 
-def failed(cache: str, worker: WorkerRef | None = None) -> Outcome:
+def failed(cache: CacheState, worker: WorkerRef | None = None) -> Outcome:
     return Outcome(EMPTY_REPORT, cache, worker=worker)
-
-
-#: The state of a file a batch's deadline passed before it was analyzed.
-SKIPPED = "skipped"
 
 
 def past(deadline: float | None) -> bool:
@@ -75,7 +69,7 @@ class Backend(Protocol):
         ``stats``, when given, holds a fresh ``os.stat`` of each path (None where it
         failed), taken by the caller; a backend may use it instead of its own.
         ``deadline`` (``time.monotonic()`` seconds) bounds the whole batch: no file is
-        started after it, and those left are :data:`SKIPPED`.
+        started after it, and those left are ``skipped``.
         """
         ...
 
@@ -99,7 +93,10 @@ class InProcessBackend:
     def analyze(
         self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
     ) -> list[Outcome]:
-        return [failed(SKIPPED) if past(deadline) else self.analyst.analyze(path) for path in paths]
+        return [
+            failed(CacheState.SKIPPED) if past(deadline) else self.analyst.analyze(path)
+            for path in paths
+        ]
 
     def close(self) -> None:
         pass

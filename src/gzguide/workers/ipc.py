@@ -13,6 +13,7 @@ from typing import Any, Final
 import msgspec
 
 from gzguide.analysis.model import FileReport
+from gzguide.freshness import CacheState, Identity
 
 _LENGTH: Final = struct.Struct("<I")
 HEADER_BYTES: Final = _LENGTH.size
@@ -32,9 +33,9 @@ class Ready(msgspec.Struct, tag="ready", array_like=True):
 class Result(msgspec.Struct, tag="result", array_like=True):
     seq: int
     report: FileReport
-    cache: str
+    cache: CacheState
     #: The stat identity of the file version analyzed (None when unanalyzable).
-    identity: tuple[int, int, int, int, int] | None
+    identity: Identity | None
     #: Wall-clock ns just before that version's bytes were read or verified.
     read_at_ns: int
     duration_ms: float

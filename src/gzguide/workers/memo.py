@@ -32,15 +32,12 @@ from collections.abc import Sequence
 from typing import Final
 
 from gzguide.analysis.model import EMPTY_REPORT
+from gzguide.freshness import FAILED_STATES, CacheState, Identity, identity_of, is_racy
 from gzguide.workers import Backend, Outcome, Stats
-from gzguide.workers.cache import RACY_WINDOW_NS, Identity, identity_of
 
 DEFAULT_MAX_ENTRIES: Final = 4096
 #: How long a file version whose analysis failed is answered without a retry.
 QUARANTINE_S: Final = 60.0
-#: Outcomes that quarantine the file version they were for.
-FAILURES: Final = frozenset({"timeout", "crashed"})
-QUARANTINED: Final = "quarantined"
 
 
 class Memo:
@@ -128,22 +125,22 @@ class Memo:
         held = self._quarantine.get(path)
         if held is not None:
             if held[0] == identity and time.monotonic() < held[1]:
-                return Outcome(EMPTY_REPORT, QUARANTINED)
+                return Outcome(EMPTY_REPORT, CacheState.QUARANTINED)
             del self._quarantine[path]
         return None
 
     def _store(
         self, path: str, table: Identity | None, outcome: Outcome, st: os.stat_result | None
     ) -> None:
-        if outcome.cache in FAILURES:
+        if outcome.cache in FAILED_STATES:
             self._entries.pop(path, None)
             self._hold(path, st)
             return
         identity, read_at = outcome.identity, outcome.read_at_ns
-        if identity is None or identity[0] + RACY_WINDOW_NS > read_at:
+        if identity is None or is_racy(identity, read_at):
             self._entries.pop(path, None)  # unanalyzable, or racy: the worker must look again
             return
-        memo = Outcome(outcome.report, "memo", identity, read_at, None)
+        memo = Outcome(outcome.report, CacheState.MEMO, identity, read_at, None)
         self._entries[path] = (identity, table, memo)
         self._entries.move_to_end(path)
         while len(self._entries) > self.max_entries:
@@ -154,7 +151,7 @@ class Memo:
         if st is None:
             return
         identity = identity_of(st)
-        if identity[0] + RACY_WINDOW_NS > time.time_ns():
+        if is_racy(identity, time.time_ns()):
             return  # it may still be rewritten unnoticed: retry it next time
         self._quarantine[path] = (identity, time.monotonic() + QUARANTINE_S)
         self._quarantine.move_to_end(path)

@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from gzguide.workers import SKIPPED, Backend, EventSink, Outcome, Stats, WorkerRef, failed, past
+from gzguide.freshness import CacheState
+from gzguide.workers import Backend, EventSink, Outcome, Stats, WorkerRef, failed, past
 from gzguide.workers.cache import TOTAL_CACHE_BYTES
 from gzguide.workers.ipc import (
     Job,
@@ -291,18 +292,18 @@ class Pool:
             if wait <= 0:
                 for worker in busy:
                     if self._deadline(worker) <= now:
-                        self._fail(worker, "timeout", queues)
+                        self._fail(worker, CacheState.TIMEOUT, queues)
             else:
                 ready = _readable([w.results_fd for w in busy], wait)
                 for worker in busy:
                     if worker.results_fd in ready and not self._pump(worker):
-                        self._fail(worker, "crashed", queues)
+                        self._fail(worker, CacheState.CRASHED, queues)
         return [r for r in results if r is not None]
 
     def _skip(self, queues: list[deque[_Job]]) -> None:
         for queue in queues:
             for job in queue:
-                self._results[job.index] = failed(SKIPPED)
+                self._results[job.index] = failed(CacheState.SKIPPED)
             self._pending -= len(queue)
             queue.clear()
 
@@ -362,7 +363,7 @@ class Pool:
             result.report, result.cache, result.identity, result.read_at_ns, worker.ref
         )
 
-    def _fail(self, worker: _Worker, reason: str, queues: list[deque[_Job]]) -> None:
+    def _fail(self, worker: _Worker, reason: CacheState, queues: list[deque[_Job]]) -> None:
         head = worker.inflight.popleft() if worker.inflight else None
         if head is not None:
             self._pending -= 1
