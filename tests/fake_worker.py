@@ -26,7 +26,6 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     for name in ("--jobs-fd", "--results-fd", "--parent-pid", "--index"):
         parser.add_argument(name, type=int)
-    parser.add_argument("--root")
     parser.add_argument("--log-level")
     parser.add_argument("--log-file")
     parser.add_argument("--cache-bytes", type=int)
@@ -59,7 +58,7 @@ def main() -> int:
             elif name == "print":
                 os.write(1, b"stray bytes on fd 1\n")
                 print("stray print")
-            send(pack(Result(job.seq, FileReport([]), CacheState.MISS, None, 0, 0.0)))
+            send(pack(Result(job.seq, FileReport([]), CacheState.MISS, None, 0)))
     return 0
 
 

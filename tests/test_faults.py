@@ -24,6 +24,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from gzguide.analysis.thresholds import default_thresholds
 from gzguide.jobs import AnalysisService
 from gzguide.messages import AnalyzeParams
 from gzguide.workers import InProcessBackend
@@ -46,6 +47,8 @@ from test_pool import (
 
 pytestmark = pytest.mark.timeout(180)
 
+TABLE = default_thresholds()
+
 
 def worker_pid_for(tmp_path: Path, log_path: Path, name: str, size: int = 2) -> int:
     """The pid of the live worker a file's jobs go to (affinity: crc32 of its path)."""
@@ -58,7 +61,7 @@ def worker_pid_for(tmp_path: Path, log_path: Path, name: str, size: int = 2) -> 
 
 def expected_hints(root: Path, name: str) -> list[dict[str, Any]]:
     """What a fresh in-process analysis says about the file right now, as JSON."""
-    service = AnalysisService(str(root), InProcessBackend(str(root)))
+    service = AnalysisService(str(root), InProcessBackend())
     hints: list[dict[str, Any]] = msgspec.to_builtins(service.hints(AnalyzeParams(file_path=name)))
     return hints
 
@@ -236,24 +239,24 @@ def test_a_file_changed_between_stat_and_read_is_never_served_stale(
         seen.append(data)
         return data
 
-    analyst = Analyst(str(tmp_path), lambda *a, **k: None)
+    analyst = Analyst(lambda *a, **k: None)
     monkeypatch.setattr(analyst_module, "read_source_bytes", read_after_the_change)
-    outcome = analyst.analyze(str(path))
+    outcome = analyst.analyze(str(path), TABLE)
     monkeypatch.setattr(analyst_module, "read_source_bytes", real_read)
     # What it answered is the analysis of the bytes it read (or nothing).
-    reference = Analyst(str(tmp_path), lambda *a, **k: None)
+    reference = Analyst(lambda *a, **k: None)
     if seen[0] is None:
         assert outcome.report.findings == []
     else:
         probe = tmp_path / "probe.py"
         probe.write_bytes(seen[0])
-        assert outcome.report.findings == reference.analyze(str(probe)).report.findings
+        assert outcome.report.findings == reference.analyze(str(probe), TABLE).report.findings
     # And from now on it answers for the file as it is, never for what was read before.
     with contextlib.suppress(OSError):
         path.chmod(0o644)
-    current = analyst.analyze(str(path)).report.findings
+    current = analyst.analyze(str(path), TABLE).report.findings
     if path.exists() and stat.S_ISREG(path.stat().st_mode):
-        assert current == reference.analyze(str(path)).report.findings
+        assert current == reference.analyze(str(path), TABLE).report.findings
     else:
         assert current == []
 

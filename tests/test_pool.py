@@ -17,10 +17,12 @@ from typing import Any
 
 import pytest
 
+from gzguide.analysis.thresholds import default_thresholds
 from gzguide.workers.pool import Pool
 from protocol_client import ServerProcess, processes_in_group
 
 FAKE_WORKER = [sys.executable, str(Path(__file__).with_name("fake_worker.py"))]
+TABLE = default_thresholds()
 
 BRANCHY = """\
 def decide(a, b, c):
@@ -318,7 +320,7 @@ def pool(tmp_path: Path) -> Any:
     def record(event: str, **fields: Any) -> None:
         seen.append((event, fields))
 
-    p = Pool(2, str(tmp_path), timeout=0.5, on_event=record, command=FAKE_WORKER)
+    p = Pool(2, timeout=0.5, on_event=record, command=FAKE_WORKER)
     p.events = seen
     p.start()
     yield p
@@ -331,7 +333,7 @@ def test_pool_survives_a_fault_and_fails_only_that_job(pool: Any, fault: str) ->
     slot = pool.affinity(bad)
     # Queue good jobs for the same worker behind the bad one.
     good = [p for p in (f"/nowhere/good{i}" for i in range(200)) if pool.affinity(p) == slot][:3]
-    outcomes = pool.analyze([bad, *good])
+    outcomes = pool.analyze([bad, *good], TABLE)
     assert outcomes[0].cache in {"crashed", "timeout"}
     assert outcomes[0].report.findings == []
     assert [o.cache for o in outcomes[1:]] == ["miss"] * len(good)
@@ -340,25 +342,25 @@ def test_pool_survives_a_fault_and_fails_only_that_job(pool: Any, fault: str) ->
     assert len(replaced) == 1
     assert replaced[0]["reason"] == ("timeout" if fault == "hang" else "crashed")
     # and it keeps working
-    assert [o.cache for o in pool.analyze(good)] == ["miss"] * len(good)
+    assert [o.cache for o in pool.analyze(good, TABLE)] == ["miss"] * len(good)
 
 
 def test_pool_workers_cannot_write_to_the_protocol_stream(pool: Any) -> None:
-    outcomes = pool.analyze(["/nowhere/print"])
+    outcomes = pool.analyze(["/nowhere/print"], TABLE)
     assert outcomes[0].cache == "miss"
 
 
 def test_pool_skips_what_a_batch_deadline_leaves_and_keeps_working(pool: Any) -> None:
     paths = [f"/nowhere/file{i}" for i in range(40)]
-    late = pool.analyze(paths, deadline=time.monotonic() - 1)
+    late = pool.analyze(paths, TABLE, deadline=time.monotonic() - 1)
     assert [o.cache for o in late] == ["skipped"] * 40
-    on_time = pool.analyze(paths, deadline=time.monotonic() + 60)
+    on_time = pool.analyze(paths, TABLE, deadline=time.monotonic() + 60)
     assert all(o.cache == "miss" for o in on_time)
 
 
 def test_pool_fans_a_batch_out_over_all_workers_in_order(pool: Any) -> None:
     paths = [f"/nowhere/file{i}" for i in range(40)]
-    outcomes = pool.analyze(paths)
+    outcomes = pool.analyze(paths, TABLE)
     assert len(outcomes) == 40
     used = {o.worker for o in outcomes}
     assert len(used) == 2
@@ -368,9 +370,9 @@ def test_pool_fans_a_batch_out_over_all_workers_in_order(pool: Any) -> None:
 
 
 def test_pool_close_reaps_everything(tmp_path: Path) -> None:
-    p = Pool(2, str(tmp_path), timeout=1.0, on_event=lambda *a, **k: None, command=FAKE_WORKER)
+    p = Pool(2, timeout=1.0, on_event=lambda *a, **k: None, command=FAKE_WORKER)
     p.start()
-    p.analyze(["/nowhere/x"])
+    p.analyze(["/nowhere/x"], TABLE)
     pids = p.pids()
     p.close()
     assert not [pid for pid in pids if pid_alive(pid)]

@@ -121,18 +121,23 @@ def run_server(args: argparse.Namespace) -> int:
     from gzguide import PROTOCOL_VERSION, __version__, logs
     from gzguide.daemon import serve
     from gzguide.jobs import AnalysisService
-    from gzguide.workspace import thresholds_path
+    from gzguide.workspace import ThresholdSource
 
     logs.quiet_stray_output()
     root = os.path.abspath(args.root or os.getcwd())
-    table = thresholds_path(root)
     log_fd = logs.open_log_fd(args.log_file)
     logs.configure(args.log_level, log_fd, deferred=True, process="frontend")
     log = logs.get_logger()
+    events = logs.event_sink(log)
     workers = (os.cpu_count() or 1) if args.workers is None else args.workers
-    backend, pool = _make_backend(args, root, workers, logs.event_sink(log))
+    backend, pool = _make_backend(args, workers, events)
+    table = ThresholdSource(root, events)
     service = AnalysisService(
-        root, backend, on_error=log.error, directory_budget_s=args.analysis_timeout
+        root,
+        backend,
+        on_error=log.error,
+        directory_budget_s=args.analysis_timeout,
+        thresholds=table,
     )
     log.info(
         "server_start",
@@ -142,7 +147,7 @@ def run_server(args: argparse.Namespace) -> int:
         workers=workers,
         analysis_timeout_s=args.analysis_timeout,
         worker_memory_mib=args.worker_memory or None,
-        thresholds=table if os.path.exists(table) else "embedded",
+        thresholds=table.path if table.exists() else "embedded",
     )
     try:
         return serve(
@@ -159,29 +164,26 @@ def run_server(args: argparse.Namespace) -> int:
 
 
 def _make_backend(
-    args: argparse.Namespace, root: str, workers: int, events: Callable[..., None]
+    args: argparse.Namespace, workers: int, events: Callable[..., None]
 ) -> tuple[Backend, Pool | None]:
     """The memo in front of the pool, or of in-process analysis with ``--workers 0``."""
     from gzguide.workers.memo import Memo
-    from gzguide.workspace import thresholds_path
 
-    table = thresholds_path(root)
     if workers == 0:
         from gzguide.workers import InProcessBackend
 
-        return Memo(InProcessBackend(root, on_event=events), table), None
+        return Memo(InProcessBackend(on_event=events)), None
     from gzguide.workers.pool import Pool
 
     pool = Pool(
         workers,
-        root,
         args.analysis_timeout,
         on_event=events,
         log_level=args.log_level,
         log_file=args.log_file,
         memory_mib=args.worker_memory or None,
     )
-    return Memo(pool, table), pool
+    return Memo(pool), pool
 
 
 def run_oneshot(args: argparse.Namespace) -> int:
@@ -192,7 +194,7 @@ def run_oneshot(args: argparse.Namespace) -> int:
     from gzguide.workers import InProcessBackend
 
     root = os.path.abspath(args.root or os.getcwd())
-    service = AnalysisService(root, InProcessBackend(root))
+    service = AnalysisService(root, InProcessBackend())
     hints: list[Hint] = []
     for path in args.paths:
         hints.extend(service.hints(AnalyzeParams(file_path=path)))

@@ -15,12 +15,16 @@ import stat
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from gzguide.analysis.discovery import Walk
 from gzguide.analysis.model import FileReport, Finding
 from gzguide.messages import AnalyzeParams, EncodedHints, Hint, encode_hints
 from gzguide.workers import Backend, Outcome
+from gzguide.workspace import ThresholdSource
+
+if TYPE_CHECKING:
+    from gzguide.analysis.thresholds import Thresholds
 
 #: The share of a directory request's budget its listing may take.
 LISTING_SHARE: Final = 0.5
@@ -56,9 +60,13 @@ class AnalysisService:
         backend: Backend,
         on_error: Callable[..., None] | None = None,
         directory_budget_s: float | None = None,
+        thresholds: ThresholdSource | None = None,
     ) -> None:
         self.root = os.path.abspath(root)
         self.backend = backend
+        #: The workspace's threshold table; every job of a request is evaluated under
+        #: the table as it was when the request arrived.
+        self.thresholds = ThresholdSource(self.root) if thresholds is None else thresholds
         #: How long a directory request may take in all (None: no limit); files not
         #: started by then are left out, and the log line counts them.
         self.directory_budget_s = directory_budget_s
@@ -106,9 +114,10 @@ class AnalysisService:
             st: os.stat_result | None = os.stat(target)
         except (OSError, ValueError):
             st = None
+        table = self.thresholds.current()
         if st is not None and stat.S_ISDIR(st.st_mode):
-            return self._analyze_directory(requested, target)
-        (outcome,) = self.backend.analyze([target], [st])
+            return self._analyze_directory(requested, target, table)
+        (outcome,) = self.backend.analyze([target], table, [st])
         worker = outcome.worker.as_log() if outcome.worker is not None else None
         self.last.update(cache=outcome.cache, worker=worker)
         if not encoded:
@@ -129,7 +138,7 @@ class AnalysisService:
             self._answers.popitem(last=False)
         return encoded
 
-    def _analyze_directory(self, requested: str, target: str) -> list[Hint]:
+    def _analyze_directory(self, requested: str, target: str, table: Thresholds) -> list[Hint]:
         budget = self.directory_budget_s
         started = time.monotonic()
         deadline = None if budget is None else started + budget
@@ -139,7 +148,7 @@ class AnalysisService:
         walk = Walk(target, listed_by)
         relatives = walk.files()
         paths = [os.path.join(target, r) for r in relatives]
-        outcomes: list[Outcome] = self.backend.analyze(paths, deadline=deadline)
+        outcomes: list[Outcome] = self.backend.analyze(paths, table, deadline=deadline)
         states: dict[str, int] = {}
         hints: list[Hint] = []
         for relative, outcome in zip(relatives, outcomes, strict=True):

@@ -15,10 +15,13 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from gzguide.analysis.model import EMPTY_REPORT, FileReport
 from gzguide.freshness import CacheState, Identity
+
+if TYPE_CHECKING:
+    from gzguide.analysis.thresholds import Thresholds
 
 EventSink = Callable[..., None]
 
@@ -62,9 +65,15 @@ Stats = Sequence[os.stat_result | None] | None
 
 class Backend(Protocol):
     def analyze(
-        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
+        self,
+        paths: Sequence[str],
+        thresholds: Thresholds,
+        stats: Stats = None,
+        deadline: float | None = None,
     ) -> list[Outcome]:
         """One outcome per path, in the same order; an empty report when unanalyzable.
+
+        Every report is computed under ``thresholds``.
 
         ``stats``, when given, holds a fresh ``os.stat`` of each path (None where it
         failed), taken by the caller; a backend may use it instead of its own.
@@ -85,16 +94,21 @@ def _ignore(event: str, **fields: object) -> None:
 class InProcessBackend:
     """Analysis in this process, with the same file-version cache a worker keeps."""
 
-    def __init__(self, root: str, on_event: EventSink = _ignore) -> None:
+    def __init__(self, on_event: EventSink = _ignore) -> None:
         from gzguide.workers.analyst import Analyst
 
-        self.analyst = Analyst(root, on_event)
+        self.analyst = Analyst(on_event)
 
     def analyze(
-        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
+        self,
+        paths: Sequence[str],
+        thresholds: Thresholds,
+        stats: Stats = None,
+        deadline: float | None = None,
     ) -> list[Outcome]:
+        analyst = self.analyst
         return [
-            failed(CacheState.SKIPPED) if past(deadline) else self.analyst.analyze(path)
+            failed(CacheState.SKIPPED) if past(deadline) else analyst.analyze(path, thresholds)
             for path in paths
         ]
 

@@ -17,7 +17,7 @@ from gzguide.analysis.engine import Measured, evaluate, measure
 from gzguide.analysis.model import EMPTY_REPORT, FileReport
 from gzguide.analysis.parsed import parse_module
 from gzguide.analysis.source import MAX_SOURCE_BYTES, read_source_bytes
-from gzguide.analysis.thresholds import ThresholdsWatcher
+from gzguide.analysis.thresholds import Thresholds
 from gzguide.freshness import CacheState, Identity, identity_of
 from gzguide.workers import Outcome
 from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache
@@ -55,18 +55,16 @@ def _measure_bytes(data: bytes) -> Measured | None:
 class Analyst:
     def __init__(
         self,
-        root: str,
         on_event: Callable[..., None],
         max_entries: int = DEFAULT_MAX_ENTRIES,
         max_weight: int = DEFAULT_MAX_WEIGHT,
     ) -> None:
-        self.thresholds = ThresholdsWatcher(root, on_event)
         self._emit = on_event
         self.cache: FileCache[Measured | None] = FileCache(max_entries, max_weight)
         self.parses = 0
 
-    def analyze(self, path: str) -> Outcome:
-        thresholds = self.thresholds.current()
+    def analyze(self, path: str, thresholds: Thresholds) -> Outcome:
+        """The report of the file at ``path`` under ``thresholds``, and how it was obtained."""
         try:
             st = os.stat(path)
         except (OSError, ValueError):

@@ -1,8 +1,13 @@
 """Frontend <-> worker messages: msgpack-encoded msgspec Structs, length-prefixed.
 
 Each message on a pipe is a 4-byte little-endian length, then that many bytes of
-msgpack. Jobs and results are small typed records (a path; a report of findings),
-never pickled objects.
+msgpack. Jobs and results are small typed records (a path and a threshold table's
+fingerprint; a report of findings), never pickled objects.
+
+A job names the threshold table its report must be computed under by fingerprint.
+The frontend sends the table's document along with the first job of a worker
+that names it (:class:`Table`); a worker keeps the last table it was sent, so
+jobs, read in order, always name the table the worker holds.
 """
 
 from __future__ import annotations
@@ -21,9 +26,21 @@ HEADER_BYTES: Final = _LENGTH.size
 MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
 
 
+class Table(msgspec.Struct, array_like=True):
+    """A threshold table, as the frontend validated it."""
+
+    #: Where it came from: a file path, or ``embedded``.
+    source: str
+    document: bytes
+
+
 class Job(msgspec.Struct, tag="job", array_like=True):
     seq: int
     path: str
+    #: The fingerprint of the threshold table to evaluate under.
+    table: str
+    #: That table, when this worker has not been sent it before.
+    new_table: Table | None = None
 
 
 class Ready(msgspec.Struct, tag="ready", array_like=True):
@@ -38,7 +55,6 @@ class Result(msgspec.Struct, tag="result", array_like=True):
     identity: Identity | None
     #: Wall-clock ns just before that version's bytes were read or verified.
     read_at_ns: int
-    duration_ms: float
 
 
 ToWorker = Job

@@ -6,11 +6,10 @@ a worker. An entry is used only when all of these hold:
 
 * the file's identity (mtime, ctime, size, inode, device) is the one the report
   was computed for;
-* the workspace threshold file's identity is unchanged;
-* the file's mtime is safely older (by the racy window) than the moment its
-  bytes were read: otherwise a same-size rewrite inside the filesystem's
-  timestamp granularity could hide behind an unchanged identity, so the request
-  goes to the worker, which verifies the content by hash.
+* the report was computed under the threshold table asked for (by fingerprint);
+* the version is outside the racy window (:func:`gzguide.freshness.is_racy`):
+  otherwise a same-size rewrite could hide behind an unchanged identity, so the
+  request goes to the worker, which verifies the content by hash.
 
 Bounded by entry count, least recently used out.
 
@@ -29,11 +28,14 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from gzguide.analysis.model import EMPTY_REPORT
 from gzguide.freshness import FAILED_STATES, CacheState, Identity, identity_of, is_racy
 from gzguide.workers import Backend, Outcome, Stats
+
+if TYPE_CHECKING:
+    from gzguide.analysis.thresholds import Thresholds
 
 DEFAULT_MAX_ENTRIES: Final = 4096
 #: How long a file version whose analysis failed is answered without a retry.
@@ -41,59 +43,39 @@ QUARANTINE_S: Final = 60.0
 
 
 class Memo:
-    def __init__(
-        self, inner: Backend, thresholds_path: str, max_entries: int = DEFAULT_MAX_ENTRIES
-    ) -> None:
+    def __init__(self, inner: Backend, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
         self.inner = inner
-        self.thresholds_path = thresholds_path
         self.max_entries = max_entries
-        #: path -> (file identity, threshold file identity, the report as a ``memo``
-        #: outcome). Only versions safely older than the racy window are kept: the
-        #: others could never be answered from here.
-        self._entries: OrderedDict[str, tuple[Identity, Identity | None, Outcome]] = OrderedDict()
+        #: path -> (file identity, threshold table fingerprint, the report as a
+        #: ``memo`` outcome). Only versions safely older than the racy window are
+        #: kept: the others could never be answered from here.
+        self._entries: OrderedDict[str, tuple[Identity, str, Outcome]] = OrderedDict()
         #: Failed versions: path -> (identity, monotonic time the quarantine ends).
         self._quarantine: OrderedDict[str, tuple[Identity, float]] = OrderedDict()
-        #: Whether the threshold file was there at the last look (which probe comes first).
-        self._table_present = True
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def _thresholds_identity(self) -> Identity | None:
-        """The workspace threshold file's identity; None while there is none.
-
-        Most workspaces have no such file, and a failing ``os.stat`` raises: on a
-        server just woken from idle, building that exception costs more than the
-        system call (measured in the server: ~8 us, against ~3 for ``os.access``).
-        So while the file was absent at the last look, ``os.access`` looks first.
-        Either way the answer is the file's state now.
-        """
-        path = self.thresholds_path
-        if not self._table_present and not os.access(path, os.F_OK):
-            return None
-        try:
-            identity = identity_of(os.stat(path))
-        except OSError:
-            self._table_present = False
-            return None
-        self._table_present = True
-        return identity
-
     def analyze(
-        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
+        self,
+        paths: Sequence[str],
+        thresholds: Thresholds,
+        stats: Stats = None,
+        deadline: float | None = None,
     ) -> list[Outcome]:
-        table = self._thresholds_identity()
+        table = thresholds.fingerprint
         if stats is not None and len(paths) == 1:
-            # An editor's usual request, answered without the batch's bookkeeping:
-            # on a server woken from idle that alone measured ~6 us of a warm request.
+            # An editor's usual request, answered without the batch's bookkeeping.
             hit = self._lookup(paths[0], table, stats[0])
-            return [hit] if hit is not None else self._fetch(paths, stats, table, deadline)
+            if hit is not None:
+                return [hit]
+            return self._fetch(paths, stats, thresholds, deadline)
         fresh_stats = [_stat(p) for p in paths] if stats is None else stats
         known = [self._lookup(p, table, st) for p, st in zip(paths, fresh_stats, strict=True)]
         missing = [index for index, hit in enumerate(known) if hit is None]
         if missing:
             fresh = self._fetch(
-                [paths[i] for i in missing], [fresh_stats[i] for i in missing], table, deadline
+                [paths[i] for i in missing], [fresh_stats[i] for i in missing], thresholds, deadline
             )
             for index, outcome in zip(missing, fresh, strict=True):
                 known[index] = outcome
@@ -103,18 +85,17 @@ class Memo:
         self,
         paths: Sequence[str],
         stats: Sequence[os.stat_result | None],
-        table: Identity | None,
+        thresholds: Thresholds,
         deadline: float | None,
     ) -> list[Outcome]:
         """Outcomes from the backend behind, each remembered for next time."""
-        outcomes = self.inner.analyze(paths, stats, deadline)
+        outcomes = self.inner.analyze(paths, thresholds, stats, deadline)
+        table = thresholds.fingerprint
         for path, st, outcome in zip(paths, stats, outcomes, strict=True):
             self._store(path, table, outcome, st)
         return outcomes
 
-    def _lookup(
-        self, path: str, table: Identity | None, st: os.stat_result | None
-    ) -> Outcome | None:
+    def _lookup(self, path: str, table: str, st: os.stat_result | None) -> Outcome | None:
         if st is None:
             return None
         identity = identity_of(st)
@@ -129,9 +110,7 @@ class Memo:
             del self._quarantine[path]
         return None
 
-    def _store(
-        self, path: str, table: Identity | None, outcome: Outcome, st: os.stat_result | None
-    ) -> None:
+    def _store(self, path: str, table: str, outcome: Outcome, st: os.stat_result | None) -> None:
         if outcome.cache in FAILED_STATES:
             self._entries.pop(path, None)
             self._hold(path, st)

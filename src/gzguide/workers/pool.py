@@ -28,7 +28,7 @@ import zlib
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from gzguide.freshness import CacheState
 from gzguide.workers import Backend, EventSink, Outcome, Stats, WorkerRef, failed, past
@@ -39,9 +39,13 @@ from gzguide.workers.ipc import (
     ProtocolError,
     Ready,
     Result,
+    Table,
     pack,
     result_reader,
 )
+
+if TYPE_CHECKING:
+    from gzguide.analysis.thresholds import Thresholds
 
 #: Jobs in flight per worker: enough to keep it busy, few enough to requeue cheaply.
 PIPELINE_DEPTH: Final = 4
@@ -59,6 +63,7 @@ class _Job:
     seq: int
     index: int
     path: str
+    thresholds: Thresholds
 
 
 @dataclass(eq=False)
@@ -73,6 +78,8 @@ class _Worker:
     head_started: float = 0.0
     inflight: deque[_Job] = field(default_factory=deque)
     reader: MessageReader = field(default_factory=result_reader)
+    #: The fingerprint of the threshold table last sent to it.
+    table: str | None = None
 
     @property
     def ref(self) -> WorkerRef:
@@ -89,7 +96,6 @@ class Pool:
     def __init__(
         self,
         size: int,
-        root: str,
         timeout: float,
         on_event: EventSink,
         log_level: str = "info",
@@ -100,7 +106,6 @@ class Pool:
         if size < 1:
             raise ValueError("a pool needs at least one worker")
         self.size = size
-        self.root = root
         self.timeout = timeout
         self._emit = on_event
         self._log_args = ["--log-level", log_level] + (["--log-file", log_file] if log_file else [])
@@ -138,8 +143,6 @@ class Pool:
             str(os.getpid()),
             "--index",
             str(index),
-            "--root",
-            self.root,
             "--cache-bytes",
             str(TOTAL_CACHE_BYTES // self.size),
             *self._log_args,
@@ -253,27 +256,33 @@ class Pool:
         return zlib.crc32(path.encode("utf-8", "surrogateescape")) % self.size
 
     def analyze(
-        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
+        self,
+        paths: Sequence[str],
+        thresholds: Thresholds,
+        stats: Stats = None,
+        deadline: float | None = None,
     ) -> list[Outcome]:
         """Outcomes for ``paths``; in-process from the moment workers cannot start."""
         if self._fallback is None:
             try:
-                return self._analyze(paths, deadline)
+                return self._analyze(paths, thresholds, deadline)
             except PoolUnavailable as exc:
                 from gzguide.workers import InProcessBackend
 
                 self._emit("pool_unavailable", reason=str(exc), fallback="in-process")
-                self._fallback = InProcessBackend(self.root, self._emit)
-        return self._fallback.analyze(paths, deadline=deadline)
+                self._fallback = InProcessBackend(self._emit)
+        return self._fallback.analyze(paths, thresholds, deadline=deadline)
 
-    def _analyze(self, paths: Sequence[str], deadline: float | None) -> list[Outcome]:
+    def _analyze(
+        self, paths: Sequence[str], thresholds: Thresholds, deadline: float | None
+    ) -> list[Outcome]:
         if self.closed:
             raise PoolUnavailable("the pool is closed")
         results: list[Outcome | None] = [None] * len(paths)
         queues: list[deque[_Job]] = [deque() for _ in range(self.size)]
         for index, path in enumerate(paths):
             self._seq += 1
-            queues[self.affinity(path)].append(_Job(self._seq, index, path))
+            queues[self.affinity(path)].append(_Job(self._seq, index, path, thresholds))
         self._results = results
         self._pending = len(paths)
         while self._pending:
@@ -319,7 +328,7 @@ class Pool:
                 worker.head_started = time.monotonic()
             worker.inflight.append(job)
             try:
-                _write_all(worker.jobs_fd, pack_job(job))
+                _write_all(worker.jobs_fd, pack_job(job, worker))
             except OSError:
                 return  # it died; the read side sees EOF and fails it
 
@@ -380,8 +389,15 @@ class Pool:
         self._replace(worker, reason)
 
 
-def pack_job(job: _Job) -> bytes:
-    return pack(Job(seq=job.seq, path=job.path))
+def pack_job(job: _Job, worker: _Worker) -> bytes:
+    """The job as the worker reads it, with its threshold table when the worker lacks it."""
+    table = job.thresholds
+    fingerprint = table.fingerprint
+    new_table = None
+    if worker.table != fingerprint:
+        new_table = Table(table.source, table.document)
+        worker.table = fingerprint
+    return pack(Job(job.seq, job.path, fingerprint, new_table))
 
 
 def _write_all(fd: int, data: bytes) -> None:
