@@ -65,7 +65,7 @@ import msgspec
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.model import FileReport
 from gzguide.analysis.thresholds import default_thresholds
-from gzguide.jobs import to_hint
+from gzguide.messages import to_hint
 from protocol_client import (
     Response,
     ServerProcess,

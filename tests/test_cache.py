@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gzguide import jobs as jobs_module
+from gzguide import service as service_module
 from gzguide import workspace as workspace_module
 from gzguide.analysis.discovery import Walk
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
 from gzguide.analysis.thresholds import Thresholds, default_thresholds, parse_thresholds
 from gzguide.freshness import RACY_WINDOW_NS, CacheState, Identity, identity_of
-from gzguide.jobs import AnalysisService
 from gzguide.messages import AnalyzeParams
+from gzguide.service import AnalysisService
 from gzguide.workers import InProcessBackend, Outcome, failed
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers import memo as memo_module
@@ -368,10 +368,10 @@ def test_a_directory_listing_gets_half_the_budget_and_the_analysis_all_of_it(
             deadlines["analysis"] = deadline
             return super().analyze(paths, thresholds, stats, deadline)
 
-    monkeypatch.setattr(jobs_module, "Walk", RecordingWalk)
+    monkeypatch.setattr(service_module, "Walk", RecordingWalk)
     service = AnalysisService(str(tmp_path), RecordingBackend(0), directory_budget_s=4.0)
     before = time.monotonic()
-    service.hints(AnalyzeParams(file_path="pkg"))
+    service.analyze_now(AnalyzeParams(file_path="pkg"))
     walk, analysis = deadlines["walk"], deadlines["analysis"]
     assert walk is not None and analysis is not None
     assert before + 2.0 <= walk <= time.monotonic() + 2.0

@@ -18,6 +18,8 @@ from gzguide import daemon
 from gzguide.daemon import OutputClosed, Server, write_all
 from gzguide.framing import NEED_DATA, EndOfStream, encode_frame, frame_parts
 from gzguide.logs import LineSink
+from gzguide.service import AnalysisService
+from gzguide.workers import InProcessBackend
 
 
 @pytest.fixture
@@ -120,7 +122,7 @@ def test_a_non_blocking_stdin_with_nothing_to_read_is_not_the_end_of_input(
 ) -> None:
     read_fd, write_fd = pipe
     os.set_blocking(read_fd, False)
-    server = Server(lambda _params: [], read_fd, write_fd, log=None)
+    server = Server(AnalysisService("/", InProcessBackend()), read_fd, write_fd, log=None)
     # Readiness was reported, but the data is gone (another reader of the same pipe).
     monkeypatch.setattr(server, "_wait_for_input", lambda: None)
     server._read()

@@ -25,8 +25,8 @@ import msgspec
 import pytest
 
 from gzguide.analysis.thresholds import default_thresholds
-from gzguide.jobs import AnalysisService
-from gzguide.messages import AnalyzeParams
+from gzguide.messages import AnalyzeParams, answer_hints
+from gzguide.service import AnalysisService
 from gzguide.workers import InProcessBackend
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers.analyst import Analyst
@@ -62,7 +62,8 @@ def worker_pid_for(tmp_path: Path, log_path: Path, name: str, size: int = 2) -> 
 def expected_hints(root: Path, name: str) -> list[dict[str, Any]]:
     """What a fresh in-process analysis says about the file right now, as JSON."""
     service = AnalysisService(str(root), InProcessBackend())
-    hints: list[dict[str, Any]] = msgspec.to_builtins(service.hints(AnalyzeParams(file_path=name)))
+    answer = service.analyze_now(AnalyzeParams(file_path=name))
+    hints: list[dict[str, Any]] = msgspec.to_builtins(answer_hints(answer))
     return hints
 
 

@@ -120,7 +120,7 @@ def run_server(args: argparse.Namespace) -> int:
 
     from gzguide import PROTOCOL_VERSION, __version__, logs
     from gzguide.daemon import serve
-    from gzguide.jobs import AnalysisService
+    from gzguide.service import AnalysisService
     from gzguide.workspace import ThresholdSource
 
     logs.quiet_stray_output()
@@ -150,14 +150,7 @@ def run_server(args: argparse.Namespace) -> int:
         thresholds=table.path if table.exists() else "embedded",
     )
     try:
-        return serve(
-            service,
-            log,
-            out_fd,
-            companion=pool,
-            request_fields=lambda: service.last,
-            idle=logs.flush,
-        )
+        return serve(service, log, out_fd, companion=pool, idle=logs.flush)
     finally:
         backend.close()
         logs.flush()
@@ -189,15 +182,15 @@ def _make_backend(
 def run_oneshot(args: argparse.Namespace) -> int:
     import msgspec
 
-    from gzguide.jobs import AnalysisService
-    from gzguide.messages import AnalyzeParams, Hint
+    from gzguide.messages import AnalyzeParams, Hint, answer_hints
+    from gzguide.service import AnalysisService
     from gzguide.workers import InProcessBackend
 
     root = os.path.abspath(args.root or os.getcwd())
     service = AnalysisService(root, InProcessBackend())
     hints: list[Hint] = []
     for path in args.paths:
-        hints.extend(service.hints(AnalyzeParams(file_path=path)))
+        hints.extend(answer_hints(service.analyze_now(AnalyzeParams(file_path=path))))
     if args.json:
         sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(hints), indent=2) + b"\n")
     else:

@@ -6,8 +6,11 @@ the real stdout is duplicated to a private descriptor for frames, and fd 1 (with
 child process's output can never reach the client's stream.
 
 One request at a time: read until the decoder yields an event, answer it, flush,
-repeat. Exit rules: ``shutdown`` -> 0 after its answer; EOF -> 0; a version
-mismatch -> 1 after its answer; a closed stdout -> quietly, with 0.
+repeat. An analyze request's answer comes from the service, which may give it at
+once or later; meanwhile nothing more is read. The session's reply says when to
+stop (``shutdown``, a version mismatch); the server itself stops at EOF, when the
+client closes its stdout, and on SIGTERM. Each reason has its exit status
+(:class:`~gzguide.session.StopReason`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from types import FrameType
 from typing import Any, Final, Protocol
 
 from gzguide import PROTOCOL_VERSION, __version__
+from gzguide.answer import Answer
 from gzguide.framing import (
     DISCARD_CHUNK,
     NEED_DATA,
@@ -33,8 +37,9 @@ from gzguide.framing import (
     Realigned,
     frame_parts,
 )
-from gzguide.messages import encode_response_parts
-from gzguide.session import Analyzer, Reply, Session
+from gzguide.messages import ResponseEncoder
+from gzguide.service import AnalysisService
+from gzguide.session import Pending, Reply, Session, StopReason
 
 #: stdin is read in the pieces the framing decoder is built around (constant memory).
 READ_CHUNK: Final = DISCARD_CHUNK
@@ -116,27 +121,30 @@ class Server:
 
     def __init__(
         self,
-        analyzer: Analyzer,
+        service: AnalysisService,
         in_fd: int,
         out_fd: int,
         log: Any,
         companion: Companion | None = None,
-        request_fields: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
-        self.session = Session(analyzer)
+        self.session = Session()
+        self.service = service
+        self.encoder = ResponseEncoder()
         self.decoder = FrameDecoder()
         self.in_fd = in_fd
         self.out_fd = out_fd
         self.log = log
         self.companion = companion
-        self.request_fields = request_fields
         self.requests = 0
         self.started = time.monotonic()
         #: Called whenever the server is about to wait for input (it flushes logs).
         self.idle: Callable[[], None] = lambda: None
+        #: The analyze request waiting for its answer, and when its frame arrived.
+        self._pending: tuple[Pending, float] | None = None
+        self._stop: StopReason | None = None
 
     def send(self, reply: Reply) -> None:
-        write_all(self.out_fd, frame_parts(encode_response_parts(reply.response)))
+        write_all(self.out_fd, frame_parts(self.encoder.parts(reply.response)))
 
     def _wait_for_input(self) -> None:
         """Block until stdin is readable, watching stdout and the companion meanwhile.
@@ -183,41 +191,42 @@ class Server:
         else:
             self.decoder.receive_eof()
 
-    def _request(self, frame: Frame) -> Reply:
+    def _frame(self, frame: Frame) -> None:
         started = time.perf_counter()
-        reply = self.session.handle_body(frame.body)
+        step = self.session.handle_body(frame.body)
+        if isinstance(step, Pending):
+            self._pending = (step, started)
+            self.service.analyze(step.params, self._answered)
+        else:
+            self._finish(step, started)
+
+    def _answered(self, answer: Answer) -> None:
+        assert self._pending is not None, "an answer nobody asked for"
+        pending, started = self._pending
+        self._pending = None
+        self._finish(self.session.answered(pending, answer), started)
+
+    def _finish(self, reply: Reply, started: float) -> None:
+        """Send a request's reply, then log it (the answer never waits for its log line)."""
         self.send(reply)
         duration_ms = round((time.perf_counter() - started) * 1000, 3)
         self.requests += 1
         if self.requests == 1 and self.companion is not None:
             self.companion.start()  # after the first answer: start-up never waits on it
-        extra = self.request_fields() if reply.hints is not None and self.request_fields else {}
-        self.log.info(
-            "request",
-            request_id=reply.response.id,
-            method=reply.method,
-            outcome=reply.outcome,
-            duration_ms=duration_ms,
-            bytes_in=len(frame.body),
-            hints=reply.hints,
-            **extra,
-        )
-        return reply
+        if reply.record is not None:
+            self.log.info("request", **reply.record.log_fields(duration_ms))
+        if reply.stop is not None:
+            self._stop = reply.stop
 
-    def run(self) -> tuple[int, str]:
-        """Serve until the session ends; the exit status and why it ended."""
+    def run(self) -> StopReason:
+        """Serve until the session ends; why it ended."""
         decoder = self.decoder
-        while True:
+        while self._stop is None:
             event = decoder.next_event()
             if event is NEED_DATA:
                 self._read()
             elif isinstance(event, Frame):
-                reply = self._request(event)
-                if reply.exit_code is not None:
-                    return (
-                        reply.exit_code,
-                        "shutdown" if reply.exit_code == 0 else "version_mismatch",
-                    )
+                self._frame(event)
             elif isinstance(event, FramingError):
                 self.send(Session.framing_error(event.message))
                 self.log.warning(
@@ -232,16 +241,16 @@ class Server:
                 )
             elif isinstance(event, EndOfStream):
                 self.log.info("end_of_input", truncated=event.truncated)
-                return 0, "end_of_input"
+                return StopReason.END_OF_INPUT
+        return self._stop
 
 
 def serve(
-    analyzer: Analyzer,
+    service: AnalysisService,
     log: Any,
     out_fd: int,
     in_fd: int = 0,
     companion: Companion | None = None,
-    request_fields: Callable[[], dict[str, Any]] | None = None,
     idle: Callable[[], None] | None = None,
 ) -> int:
     """Run the server on ``in_fd``/``out_fd``; returns the process exit status.
@@ -249,23 +258,25 @@ def serve(
     ``idle`` is called whenever the server is about to wait for input.
     """
     signal.signal(signal.SIGTERM, _raise_exit)
-    server = Server(analyzer, in_fd, out_fd, log, companion, request_fields)
+    server = Server(service, in_fd, out_fd, log, companion)
     if idle is not None:
         server.idle = idle
     gc.freeze()  # what start-up loaded lives for good: keep it out of every collection
-    reason = "unknown"
-    code = 0
     try:
-        code, reason = server.run()
+        reason = server.run()
+        code = reason.exit_code
     except OutputClosed:
-        reason, code = "output_closed", 0
+        reason = StopReason.OUTPUT_CLOSED
+        code = reason.exit_code
     except KeyboardInterrupt:
-        reason, code = "interrupted", 130
+        reason = StopReason.INTERRUPTED
+        code = reason.exit_code
     except SystemExit as exc:
-        reason, code = "terminated", exc.code if isinstance(exc.code, int) else 1
+        reason = StopReason.TERMINATED
+        code = exc.code if isinstance(exc.code, int) else 1
     log.info(
         "server_stop",
-        reason=reason,
+        reason=reason.value,
         exit_code=code,
         requests=server.requests,
         uptime_s=round(time.monotonic() - server.started, 3),

@@ -18,23 +18,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from gzguide.analysis.model import EMPTY_REPORT, FileReport
+from gzguide.answer import WorkerRef as WorkerRef
 from gzguide.freshness import CacheState, Identity
 
 if TYPE_CHECKING:
     from gzguide.analysis.thresholds import Thresholds
 
 EventSink = Callable[..., None]
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerRef:
-    """Which worker: its slot in the pool and its process id."""
-
-    index: int
-    pid: int
-
-    def as_log(self) -> dict[str, int]:
-        return {"index": self.index, "pid": self.pid}
 
 
 @dataclass(frozen=True, slots=True)
