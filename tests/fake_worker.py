@@ -9,6 +9,7 @@ depends on the job's file name:
 * ``segv``: kills itself with SIGSEGV;
 * ``hang``: never answers;
 * ``print``: writes to fd 1 and to ``sys.stdout``, then answers;
+* ``garbage``: answers, then, idle, writes bytes that are not a message;
 * anything else: answers with an empty report, as a ``miss``.
 """
 
@@ -59,6 +60,9 @@ def main() -> int:
                 os.write(1, b"stray bytes on fd 1\n")
                 print("stray print")
             send(pack(Result(job.seq, FileReport([]), CacheState.MISS, None, 0)))
+            if name == "garbage":
+                time.sleep(0.2)
+                send(b"\xff\xff\xff\xff not a message")
     return 0
 
 

@@ -27,9 +27,9 @@ import pytest
 from gzguide.analysis.thresholds import default_thresholds
 from gzguide.messages import AnalyzeParams, answer_hints
 from gzguide.service import AnalysisService
-from gzguide.workers import InProcessBackend
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers.analyst import Analyst
+from gzguide.workers.inprocess import InProcessBackend
 from protocol_client import ServerProcess, frame, message, processes_in_group
 from test_pool import (
     BRANCHY,

@@ -121,6 +121,7 @@ def run_server(args: argparse.Namespace) -> int:
     from gzguide import PROTOCOL_VERSION, __version__, logs
     from gzguide.daemon import serve
     from gzguide.service import AnalysisService
+    from gzguide.workers.memo import Memo
     from gzguide.workspace import ThresholdSource
 
     logs.quiet_stray_output()
@@ -135,6 +136,7 @@ def run_server(args: argparse.Namespace) -> int:
     service = AnalysisService(
         root,
         backend,
+        memo=Memo(),
         on_error=log.error,
         directory_budget_s=args.analysis_timeout,
         thresholds=table,
@@ -150,7 +152,8 @@ def run_server(args: argparse.Namespace) -> int:
         thresholds=table.path if table.exists() else "embedded",
     )
     try:
-        return serve(service, log, out_fd, companion=pool, idle=logs.flush)
+        companions = [pool] if pool is not None else []
+        return serve(service, log, out_fd, companions=companions, idle=logs.flush)
     finally:
         backend.close()
         logs.flush()
@@ -159,13 +162,15 @@ def run_server(args: argparse.Namespace) -> int:
 def _make_backend(
     args: argparse.Namespace, workers: int, events: Callable[..., None]
 ) -> tuple[Backend, Pool | None]:
-    """The memo in front of the pool, or of in-process analysis with ``--workers 0``."""
-    from gzguide.workers.memo import Memo
+    """The pool, falling back to in-process analysis; in-process only with ``--workers 0``.
+
+    The pool is returned too: the server's loop watches its pipes.
+    """
+    from gzguide.workers.inprocess import InProcessBackend
 
     if workers == 0:
-        from gzguide.workers import InProcessBackend
-
-        return Memo(InProcessBackend(on_event=events)), None
+        return InProcessBackend(on_event=events), None
+    from gzguide.workers.fallback import Fallback
     from gzguide.workers.pool import Pool
 
     pool = Pool(
@@ -176,7 +181,7 @@ def _make_backend(
         log_file=args.log_file,
         memory_mib=args.worker_memory or None,
     )
-    return Memo(pool), pool
+    return Fallback(pool, lambda: InProcessBackend(on_event=events), events), pool
 
 
 def run_oneshot(args: argparse.Namespace) -> int:
@@ -184,7 +189,7 @@ def run_oneshot(args: argparse.Namespace) -> int:
 
     from gzguide.messages import AnalyzeParams, Hint, answer_hints
     from gzguide.service import AnalysisService
-    from gzguide.workers import InProcessBackend
+    from gzguide.workers.inprocess import InProcessBackend
 
     root = os.path.abspath(args.root or os.getcwd())
     service = AnalysisService(root, InProcessBackend())

@@ -11,6 +11,12 @@ once or later; meanwhile nothing more is read. The session's reply says when to
 stop (``shutdown``, a version mismatch); the server itself stops at EOF, when the
 client closes its stdout, and on SIGTERM. Each reason has its exit status
 (:class:`~gzguide.session.StopReason`).
+
+There is one loop and one wait. Each wait polls stdin (when a request may be
+read), stdout for its hang-up alone (so a client that closed it is noticed at
+once, also in the middle of a long request), and every descriptor of the
+companions (the worker pool's pipes, busy or idle), up to the earliest of their
+deadlines; whatever happened is handed to its owner.
 """
 
 from __future__ import annotations
@@ -102,18 +108,35 @@ def _raise_exit(signum: int, _frame: FrameType | None) -> None:
 
 
 class Companion(Protocol):
-    """Something that runs beside the server loop (the worker pool).
+    """Something the server's loop watches besides stdin and stdout (the worker pool)."""
 
-    While the server waits for input it also watches the companion's descriptors
-    and hands each readable one back to it, so the companion notices events (a
-    worker's death) at once, not at the next request.
-    """
+    def start(self) -> None:
+        """Called once the first answer is out: start-up never waits on it."""
+        ...
 
-    def start(self) -> None: ...
+    def watch(self) -> list[tuple[int, int]]:
+        """Descriptors to poll now, with their poll events."""
+        ...
 
-    def watch_fds(self) -> list[int]: ...
+    def ready(self, fd: int, events: int) -> None:
+        """A descriptor of :meth:`watch` reported ``events``."""
+        ...
 
-    def service(self, fd: int) -> None: ...
+    def next_deadline(self) -> float | None:
+        """When :meth:`tick` is due (``time.monotonic()`` seconds), if ever."""
+        ...
+
+    def tick(self, now: float) -> None:
+        """Its deadline was reached."""
+        ...
+
+
+def _timeout_ms(deadline: float | None, now: float, cap_ms: int | None) -> int | None:
+    """How long a poll may wait: until ``deadline`` (rounded up), at most ``cap_ms``."""
+    if deadline is None:
+        return cap_ms
+    wait = max(0, int((deadline - now) * 1000) + 1)
+    return wait if cap_ms is None else min(wait, cap_ms)
 
 
 class Server:
@@ -125,7 +148,7 @@ class Server:
         in_fd: int,
         out_fd: int,
         log: Any,
-        companion: Companion | None = None,
+        companions: Sequence[Companion] = (),
     ) -> None:
         self.session = Session()
         self.service = service
@@ -134,7 +157,7 @@ class Server:
         self.in_fd = in_fd
         self.out_fd = out_fd
         self.log = log
-        self.companion = companion
+        self.companions = tuple(companions)
         self.requests = 0
         self.started = time.monotonic()
         #: Called whenever the server is about to wait for input (it flushes logs).
@@ -146,40 +169,45 @@ class Server:
     def send(self, reply: Reply) -> None:
         write_all(self.out_fd, frame_parts(self.encoder.parts(reply.response)))
 
-    def _wait_for_input(self) -> None:
-        """Block until stdin is readable, watching stdout and the companion meanwhile.
+    def _wait(self, reading: bool) -> None:
+        """One wait of the loop, and the handing on of what it brought.
 
         The output descriptor is polled for no event at all: only an error or hang-up
-        is reported, which is how a client that closed our stdout shows up, so an idle
-        server notices at once instead of at its next write. Each wait starts with a
-        short one (``IDLE_AFTER_MS``); only when nothing arrived is :attr:`idle` called
-        (held-back log lines written) and the wait made open-ended.
+        is reported, which is how a client that closed our stdout shows up. Each wait
+        starts with a short one (``IDLE_AFTER_MS``); only when nothing arrived is
+        :attr:`idle` called (held-back log lines written) before the real wait.
         """
-        companion = self.companion
-        while True:
-            poller = select.poll()
+        poller = select.poll()
+        if reading:
             poller.register(self.in_fd, select.POLLIN)
-            poller.register(self.out_fd, 0)
-            watched = companion.watch_fds() if companion is not None else []
-            for fd in watched:
-                poller.register(fd, select.POLLIN)
-            events = poller.poll(IDLE_AFTER_MS)
-            if not events:
-                self.idle()  # nothing to do for a moment: write what was held back
-                events = poller.poll(None)
-            ready = False
-            for fd, _mask in events:
-                if fd == self.in_fd:
-                    ready = True
-                elif fd == self.out_fd:
-                    raise OutputClosed
-                elif companion is not None:
-                    companion.service(fd)
-            if ready:
-                return
+        poller.register(self.out_fd, 0)
+        owners: dict[int, Companion] = {}
+        deadline: float | None = None
+        for companion in self.companions:
+            for fd, events in companion.watch():
+                poller.register(fd, events)
+                owners[fd] = companion
+            due = companion.next_deadline()
+            if due is not None and (deadline is None or due < deadline):
+                deadline = due
+        ready = poller.poll(_timeout_ms(deadline, time.monotonic(), IDLE_AFTER_MS))
+        if not ready and (deadline is None or time.monotonic() < deadline):
+            self.idle()  # nothing to do for a moment: write what was held back
+            ready = poller.poll(_timeout_ms(deadline, time.monotonic(), None))
+        for fd, events in ready:
+            if fd == self.out_fd:
+                raise OutputClosed
+            if fd == self.in_fd:
+                self._read()
+            else:
+                owners[fd].ready(fd, events)
+        now = time.monotonic()
+        for companion in self.companions:
+            due = companion.next_deadline()
+            if due is not None and due <= now:
+                companion.tick(now)
 
     def _read(self) -> None:
-        self._wait_for_input()
         try:
             chunk = os.read(self.in_fd, READ_CHUNK)
         except BlockingIOError:
@@ -211,8 +239,9 @@ class Server:
         self.send(reply)
         duration_ms = round((time.perf_counter() - started) * 1000, 3)
         self.requests += 1
-        if self.requests == 1 and self.companion is not None:
-            self.companion.start()  # after the first answer: start-up never waits on it
+        if self.requests == 1:
+            for companion in self.companions:
+                companion.start()
         if reply.record is not None:
             self.log.info("request", **reply.record.log_fields(duration_ms))
         if reply.stop is not None:
@@ -222,9 +251,12 @@ class Server:
         """Serve until the session ends; why it ended."""
         decoder = self.decoder
         while self._stop is None:
+            if self._pending is not None:
+                self._wait(reading=False)  # an answer is owed: nothing more is read
+                continue
             event = decoder.next_event()
             if event is NEED_DATA:
-                self._read()
+                self._wait(reading=True)
             elif isinstance(event, Frame):
                 self._frame(event)
             elif isinstance(event, FramingError):
@@ -250,7 +282,7 @@ def serve(
     log: Any,
     out_fd: int,
     in_fd: int = 0,
-    companion: Companion | None = None,
+    companions: Sequence[Companion] = (),
     idle: Callable[[], None] | None = None,
 ) -> int:
     """Run the server on ``in_fd``/``out_fd``; returns the process exit status.
@@ -258,7 +290,7 @@ def serve(
     ``idle`` is called whenever the server is about to wait for input.
     """
     signal.signal(signal.SIGTERM, _raise_exit)
-    server = Server(service, in_fd, out_fd, log, companion)
+    server = Server(service, in_fd, out_fd, log, companions)
     if idle is not None:
         server.idle = idle
     gc.freeze()  # what start-up loaded lives for good: keep it out of every collection

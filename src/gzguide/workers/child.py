@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from gzguide import logs
     from gzguide.workers.analyst import Analyst
-    from gzguide.workers.ipc import Job, Ready, Result, job_reader, pack
+    from gzguide.workers.ipc import Job, ProtocolError, Ready, Result, job_reader, pack
 
     logs.quiet_stray_output()
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
@@ -171,7 +171,10 @@ def main(argv: list[str] | None = None) -> int:
             if not chunk:
                 return 0
             reader.feed(chunk)
-            for job in reader.messages():
+            jobs = reader.messages()
+            if reader.broken is not None:
+                raise ProtocolError(f"the job pipe holds something else: {reader.broken}")
+            for job in jobs:
                 assert isinstance(job, Job)
                 outcome = analyst.analyze(job.path, tables.for_job(job))
                 send(

@@ -75,31 +75,44 @@ class ProtocolError(Exception):
 
 
 class MessageReader:
-    """Accumulates bytes from a pipe and yields whole messages."""
+    """Accumulates bytes from a pipe and yields whole messages.
+
+    Once the bytes stop making sense (a length past the limit, a payload that does
+    not decode), :attr:`broken` is set: what came before is still returned, nothing
+    after it ever is.
+    """
 
     def __init__(self, decoder: msgspec.msgpack.Decoder[Any]) -> None:
         self._decoder = decoder
         self._buf = bytearray()
+        self.broken: str | None = None
 
     def feed(self, data: bytes) -> None:
-        self._buf += data
+        if self.broken is None:
+            self._buf += data
 
     def messages(self) -> list[object]:
         out: list[object] = []
         buf = self._buf
-        while len(buf) >= HEADER_BYTES:
+        while len(buf) >= HEADER_BYTES and self.broken is None:
             (length,) = _LENGTH.unpack_from(buf)
             if length > MAX_MESSAGE_BYTES:
-                raise ProtocolError(f"message of {length} bytes")
+                self._break(f"message of {length} bytes")
+                break
             end = HEADER_BYTES + length
             if len(buf) < end:
                 break
             try:
                 out.append(self._decoder.decode(bytes(buf[HEADER_BYTES:end])))
             except msgspec.MsgspecError as exc:
-                raise ProtocolError(str(exc)) from None
+                self._break(str(exc))
+                break
             del buf[:end]
         return out
+
+    def _break(self, why: str) -> None:
+        self.broken = why
+        self._buf.clear()
 
 
 def result_reader() -> MessageReader:
