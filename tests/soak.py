@@ -62,16 +62,12 @@ if __name__ == "__main__":  # run as a script: protocol_client lives next to thi
 
 import msgspec
 
+from gzguide import procfs
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.model import FileReport
 from gzguide.analysis.thresholds import default_thresholds
 from gzguide.messages import to_hint
-from protocol_client import (
-    Response,
-    ServerProcess,
-    frame,
-    processes_in_group,
-)
+from protocol_client import Response, ServerProcess, frame
 
 DEFAULT_REQUESTS = 20_000
 DEFAULT_SEED = 20_240_531
@@ -770,56 +766,14 @@ class Sample:
         return len(self.pids)
 
 
-def proc_stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, ppid, pgrp) of a process, or None when it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return fields[0], int(fields[1]), int(fields[2])
-
-
-def zombies_of(server_pid: int) -> list[int]:
-    """Zombie processes in the server's group or left unreaped by it."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        info = proc_stat(int(entry))
-        if info is not None and info[0] == "Z" and server_pid in (info[1], info[2]):
-            found.append(int(entry))
-    return sorted(found)
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
 def sample_tree(server_pid: int, after_requests: int) -> Sample:
     """Total resident memory and open descriptors of every live process in the group."""
-    pids = tuple(sorted(processes_in_group(server_pid), key=lambda p: (p != server_pid, p)))
-    detail = []
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            detail.append((pid, rss_kib(pid), len(os.listdir(f"/proc/{pid}/fd"))))
+    pids = tuple(sorted(procfs.group(server_pid), key=lambda p: (p != server_pid, p)))
+    detail = tuple((pid, procfs.rss_kib(pid), procfs.open_fds(pid)) for pid in pids)
     rss = sum(d[1] for d in detail)
     fds = sum(d[2] for d in detail)
-    return Sample(after_requests, rss, fds, pids, tuple(zombies_of(server_pid)), tuple(detail))
-
-
-def group_members(pgid: int) -> list[int]:
-    """Every process of the group, zombies included."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            info = proc_stat(int(entry))
-            if info is not None and info[2] == pgid:
-                members.append(int(entry))
-    return sorted(members)
+    zombies = tuple(procfs.zombies_of(server_pid))
+    return Sample(after_requests, rss, fds, pids, zombies, detail)
 
 
 # -- the driver --------------------------------------------------------------------
@@ -1074,8 +1028,8 @@ def shut_down(server: ServerProcess, report: SoakReport) -> None:
 def survivors(pgid: int, known: tuple[int, ...]) -> list[int]:
     """Processes still around after the server exited: in its group (zombies included),
     or one of its processes even if it left the group (an orphan)."""
-    alive = {pid for pid in known if proc_stat(pid) is not None}
-    return sorted(alive.union(group_members(pgid)))
+    alive = {pid for pid in known if procfs.stat(pid) is not None}
+    return sorted(alive.union(procfs.group(pgid, zombies=True)))
 
 
 def log_events(stderr: str) -> dict[str, int]:

@@ -24,20 +24,20 @@ from typing import Any
 import msgspec
 import pytest
 
+from gzguide import procfs
 from gzguide.analysis.thresholds import default_thresholds
 from gzguide.messages import AnalyzeParams, answer_hints
 from gzguide.service import AnalysisService
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers.analyst import Analyst
 from gzguide.workers.inprocess import InProcessBackend
-from protocol_client import ServerProcess, frame, message, processes_in_group
+from protocol_client import ServerProcess, frame, message
 from test_pool import (
     BRANCHY,
     CALM,
     cc,
     events,
     live_worker_pids,
-    pid_alive,
     ready_workers,
     request_lines,
     slow_source,
@@ -73,11 +73,6 @@ def make_old(path: Path) -> None:
     os.utime(path, ns=(old, old))
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 # -- workers that stop, and memory that runs out ---------------------------------------
 
 
@@ -96,7 +91,7 @@ def test_a_worker_sigstopped_mid_job_is_killed_at_its_deadline_and_replaced(
         assert response.id == 7 and response.hints == []
         failed = wait_for(lambda: events(log_path, "job_failed"))
         assert failed[0]["reason"] == "timeout" and failed[0]["worker"]["pid"] == victim
-        wait_for(lambda: not pid_alive(victim))  # a stopped process is still killable
+        wait_for(lambda: not procfs.is_alive(victim))  # a stopped process is still killable
         assert len(cc(server.hints("ok.py"))) == 1
         wait_for(lambda: len(live_worker_pids(log_path)) == 2)
         server.close_stdin()
@@ -381,7 +376,7 @@ def test_a_client_that_sends_half_a_message_and_exits(tmp_path: Path, log_path: 
         server.close_stdout()
         server.close_stdin()
         assert server.proc.wait(timeout=5) == 0
-        assert not list(processes_in_group(server.pid))
+        assert not procfs.group(server.pid)
         stop = wait_for(lambda: events(log_path, "server_stop"))
         assert stop[0]["reason"] in {"end_of_input", "output_closed"}
     finally:
@@ -415,7 +410,7 @@ def test_a_non_blocking_stdout_gets_every_answer_whole(tmp_path: Path) -> None:
         server.initialize()
         count = 30  # about 1 MB of answers: the pipe holds 64 KiB
         stream = big_answer_requests(tmp_path, count)
-        in_fd = server.proc.stdin.fileno() if server.proc.stdin else -1
+        in_fd = server.in_fd
         os.write(in_fd, stream)  # a few KiB: fits the pipe; nothing is read back yet
         time.sleep(0.5)  # the server has filled the pipe and must wait now
         assert server.proc.poll() is None
@@ -469,16 +464,16 @@ def test_a_client_that_stops_reading_for_a_while_is_caught_up_with(
     with start(tmp_path, log_path) as server:
         count = 60  # about 2 MB of answers: the pipe holds 64 KiB
         stream = big_answer_requests(tmp_path, count)
-        in_fd = server.proc.stdin.fileno() if server.proc.stdin else -1
+        in_fd = server.in_fd
         view = memoryview(stream)
         with contextlib.suppress(BlockingIOError):
             while view:  # write what the pipe takes, reading nothing back
                 view = view[os.write(in_fd, view[:65536]) :]
         time.sleep(0.5)  # the server is blocked writing by now
-        before = cpu_seconds(server.pid)
+        before = procfs.cpu_seconds(server.pid)
         time.sleep(1.0)
         # Blocked, not spinning: it used (almost) no processor time meanwhile.
-        assert cpu_seconds(server.pid) - before < 0.5
+        assert procfs.cpu_seconds(server.pid) - before < 0.5
         assert server.proc.poll() is None
         server.write(bytes(view))
         catch_up(server, count)

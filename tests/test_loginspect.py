@@ -18,7 +18,8 @@ import msgspec
 import pytest
 
 from gzguide import cli, loginspect
-from gzguide.loginspect import Summary, encode_json, format_text, percentile, summarize
+from gzguide.loginspect import Summary, encode_json, format_text, summarize
+from gzguide.percentile import percentile
 
 BASE = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 

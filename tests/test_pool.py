@@ -19,12 +19,13 @@ from typing import Any
 
 import pytest
 
+from gzguide import procfs
 from gzguide.analysis.thresholds import default_thresholds
 from gzguide.workers import Job, Outcome
 from gzguide.workers.fallback import Fallback
 from gzguide.workers.inprocess import InProcessBackend
 from gzguide.workers.pool import Pool
-from protocol_client import ServerProcess, processes_in_group
+from protocol_client import ServerProcess
 
 FAKE_WORKER = [sys.executable, str(Path(__file__).with_name("fake_worker.py"))]
 TABLE = default_thresholds()
@@ -70,24 +71,9 @@ def wait_for(predicate: Any, timeout: float = 10.0) -> Any:
     raise AssertionError("condition not reached in time")
 
 
-def pid_alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
-
-
 def cpu_busy(pids: set[int]) -> bool:
-    """Whether one of ``pids`` is running (state R) right now."""
-    for pid in pids:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        if stat[stat.rindex(")") + 2] == "R":
-            return True
-    return False
+    """Whether one of ``pids`` is running (not sleeping) right now."""
+    return any((info := procfs.stat(pid)) is not None and info.state == "R" for pid in pids)
 
 
 def slow_source(functions: int = 40_000) -> str:
@@ -113,7 +99,7 @@ def ready_workers(log_path: Path, count: int) -> list[dict[str, Any]]:
 
 def live_worker_pids(log_path: Path) -> set[int]:
     started = {e["worker"]["pid"] for e in events(log_path, "worker_start")}
-    return {pid for pid in started if pid_alive(pid)}
+    return {pid for pid in started if procfs.is_alive(pid)}
 
 
 def request_lines(log_path: Path) -> list[dict[str, Any]]:
@@ -297,7 +283,7 @@ def test_sigkill_of_the_frontend_leaves_no_worker_behind(tmp_path: Path, log_pat
         os.kill(server.pid, signal.SIGKILL)
         server.proc.wait(timeout=5)
         time.sleep(2.0)
-        assert not [pid for pid in workers if pid_alive(pid)]
+        assert not [pid for pid in workers if procfs.is_alive(pid)]
     finally:
         server.kill()
 
@@ -319,8 +305,8 @@ def test_every_ending_reaps_every_worker(tmp_path: Path, log_path: Path, ending:
             server.close_stdout()
             server.send({"id": 10, "method": "analyze", "params": {"file_path": "ok.py"}})
         assert server.wait_exit(timeout=5) == 0
-        assert not list(processes_in_group(server.pid))
-        assert not [pid for pid in workers if pid_alive(pid)]
+        assert not procfs.group(server.pid)
+        assert not [pid for pid in workers if procfs.is_alive(pid)]
         stop = events(log_path, "server_stop")
         assert stop and stop[0]["reason"] in {"shutdown", "end_of_input", "output_closed"}
     finally:
@@ -418,7 +404,7 @@ def test_pool_close_reaps_everything(tmp_path: Path) -> None:
     run(p, ["/nowhere/x"])
     pids = p.pids()
     p.close()
-    assert not [pid for pid in pids if pid_alive(pid)]
+    assert not [pid for pid in pids if procfs.is_alive(pid)]
     p.close()  # idempotent
 
 

@@ -33,9 +33,9 @@ Requests
 Latency
     ``duration_ms`` of request lines, grouped by method and by cache state.
     Framing errors have no duration and are left out. Percentiles use the
-    *nearest-rank* definition: for ``n`` durations sorted ascending
-    ``x[1] <= ... <= x[n]``, ``pP = x[ceil(P / 100 * n)]``, always an observed
-    value (for 1..100, p50 = 50, p95 = 95, p99 = 99); ``max = x[n]``. By cache
+    project's *nearest-rank* definition (:mod:`gzguide.percentile`): for ``n``
+    durations sorted ascending ``x[1] <= ... <= x[n]``, ``pP = x[ceil(P * n / 100)]``,
+    always an observed value (for 1..100, p50 = 50, p95 = 95, p99 = 99); ``max = x[n]``. By cache
     state: a single-file analyze request is grouped under its ``cache`` string;
     every directory request (whose ``cache`` is an object mapping state to file
     count) is grouped under the pseudo-state ``directory``; requests without a
@@ -96,6 +96,8 @@ from typing import IO, Any, Final
 import msgspec
 
 from gzguide import freshness
+from gzguide.percentile import METHOD as PERCENTILE_METHOD
+from gzguide.percentile import percentile
 
 #: A line longer than this is malformed; it is skipped without being held.
 MAX_LINE_BYTES: Final = 64 * 1024 * 1024
@@ -265,16 +267,6 @@ class Summary(msgspec.Struct):
 
 
 # -- small helpers -------------------------------------------------------------------
-
-
-def percentile(ordered: Sequence[float], p: float) -> float:
-    """The nearest-rank ``p``-th percentile (0 < p <= 100) of ascending ``ordered``."""
-    if not ordered:
-        raise ValueError("no values")
-    if not 0 < p <= 100:
-        raise ValueError("p must be in (0, 100]")
-    rank = math.ceil(p / 100 * len(ordered))
-    return ordered[max(rank, 1) - 1]
 
 
 def _parse_ts(value: object) -> datetime | None:
@@ -623,7 +615,7 @@ class Summarizer:
             CacheLatency(state, *_stats(self.cache_ms[state]))
             for state in sorted(self.cache_ms, key=_cache_key)
         ]
-        return Latency("nearest-rank", by_method, by_cache)
+        return Latency(PERCENTILE_METHOD, by_method, by_cache)
 
     def _cache(self) -> CacheSummary:
         lookups = sum(self.states.values())
@@ -845,7 +837,7 @@ def _latency_text(latency: Latency) -> list[str]:
     if not latency.by_method:
         return []
     headers = ["count", "p50", "p95", "p99", "max"]
-    out = ["", "Latency in ms (nearest-rank percentiles)"]
+    out = ["", f"Latency in ms ({PERCENTILE_METHOD} percentiles)"]
     rows = [
         [_method_name(m.method), str(m.count), *map(_ms, (m.p50, m.p95, m.p99, m.max))]
         for m in latency.by_method
