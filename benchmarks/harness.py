@@ -381,10 +381,11 @@ class Bench:
         follows every other one equally often, and that effect lands on all of them.
 
         Sub-millisecond arms are never interleaved with the slow baselines (a naive
-        server re-parsing a module, a radon process: 50-200 ms of CPU each): those
-        would take most of the loop's time and leave the caches of the next samples
-        cold, so that a fast arm's median would depend on how often they run. A
-        scenario runs its fast arms in one loop and its slow baselines in another.
+        server re-parsing a module, a radon process), which cost orders of magnitude
+        more CPU: they would take most of the loop's time and leave the caches of the
+        next samples cold, so that a fast arm's median would depend on how often they
+        run. A scenario runs its fast arms in one loop and its slow baselines in
+        another (``benchmarks/README.md`` has the runs that showed it).
         """
         deadline = time.monotonic() + budget_s
         report_every = max(1, iterations // 4)

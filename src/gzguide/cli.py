@@ -34,9 +34,10 @@ def _worker_count(text: str) -> int:
     return value
 
 
-#: Each worker's heap limit by default. The largest file analyzed (4 MiB of real
-#: code) peaks at about 420 MiB; a pathological one of the same size (one literal
-#: list of two million items) would take 3 GiB and most of a minute.
+#: Each worker's heap limit by default: well above the peak of the largest file the
+#: server analyzes (4 MiB of real code), well below what a pathological file of
+#: that size takes (one huge literal list); ``benchmarks/README.md`` ("Where the
+#: constants come from") says how both were measured.
 DEFAULT_WORKER_MEMORY_MIB = 1024
 
 

@@ -23,10 +23,10 @@ from gzguide.workers import Outcome
 from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache
 
 #: Parsed trees cost far more memory than their source; this factor turns a file's
-#: size into the cache weight of what is kept of its parsed version. Measured with
-#: tracemalloc over 80 stdlib modules (2.3 MB of source): the tree, line index,
-#: definitions, measurements and report retain 33 bytes per source byte; 40 allows
-#: for the allocator's own overhead.
+#: size into the cache weight of what is kept of its parsed version: the bytes the
+#: tree, line index, definitions, measurements and report retain per source byte,
+#: with room for the allocator's own overhead. ``benchmarks/README.md`` ("Where the
+#: constants come from") shows how to measure the retained bytes with tracemalloc.
 AST_WEIGHT_FACTOR: Final = 40
 DEFAULT_MAX_ENTRIES: Final = 2048
 DEFAULT_MAX_WEIGHT: Final = TOTAL_CACHE_BYTES

@@ -20,10 +20,11 @@ from gzguide.freshness import Identity, is_racy
 
 #: The memory all analysis caches of one server may hold together, by their
 #: weights (see ``analyst.AST_WEIGHT_FACTOR``). The pool divides it among its
-#: workers, so the total does not grow with the CPU count. Measured on 3,000
-#: distinct files, a process's resident size grows by about twice the weight it
-#: caches (the allocator cannot hand back memory that freed trees leave scattered),
-#: so 96 MiB keeps a 2-worker server's whole process tree near 280 MiB.
+#: workers, so the total does not grow with the CPU count. A process's resident
+#: size grows by more than the weight it caches (the allocator cannot hand back
+#: memory that freed trees leave scattered), so the figure is set from the
+#: benchmark's memory run, whose process-tree RSS after 3,000 distinct files must
+#: stay under its limit (``benchmarks/README.md``, "Where the constants come from").
 TOTAL_CACHE_BYTES: Final = 96 * 1024 * 1024
 
 V = TypeVar("V")

@@ -32,8 +32,9 @@ COLLECT_EVERY = 500
 class Collector:
     """Keeps the cyclic garbage collector off the request path.
 
-    A worker holds hundreds of thousands of cached syntax-tree objects; a full
-    collection that walks them all costs tens to hundreds of milliseconds. After
+    A worker holds hundreds of thousands of cached syntax-tree objects, and a full
+    collection walks every one of them: on the request path it would cost more
+    than the request. After
     each job everything alive is frozen (moved out of the collector's view, an
     O(1) step), so routine collections only look at what the next job allocates.
     Every ``COLLECT_EVERY`` jobs, when no job is waiting, the heap is unfrozen and
