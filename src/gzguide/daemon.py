@@ -12,11 +12,12 @@ stop (``shutdown``, a version mismatch); the server itself stops at EOF, when th
 client closes its stdout, and on SIGTERM. Each reason has its exit status
 (:class:`~gzguide.session.StopReason`).
 
-There is one loop and one wait. Each wait polls stdin (when a request may be
-read), stdout for its hang-up alone (so a client that closed it is noticed at
-once, also in the middle of a long request), and every descriptor of the
-companions (the worker pool's pipes, busy or idle), up to the earliest of their
-deadlines; whatever happened is handed to its owner.
+There is one loop and one wait (:class:`Loop`). Each wait polls stdin (when a
+request may be read), stdout for its hang-up alone (so a client that closed it is
+noticed at once, also in the middle of a long request), and every descriptor of
+the companions (the worker pool's pipes, busy or idle), up to the earliest of
+their deadlines; whatever happened is handed to its owner. :class:`Server` is the
+protocol's front end on that loop.
 """
 
 from __future__ import annotations
@@ -139,44 +140,34 @@ def _timeout_ms(deadline: float | None, now: float, cap_ms: int | None) -> int |
     return wait if cap_ms is None else min(wait, cap_ms)
 
 
-class Server:
-    """Serves one client over a pair of descriptors until the session ends."""
+class Loop:
+    """The server's one wait, turn by turn: stdin, stdout's hang-up, the companions.
+
+    A front end calls :meth:`turn` whenever it has nothing else to do. A turn is
+    one ``poll`` over stdin (when ``reading``), the output descriptor (polled for
+    no event at all: only an error or hang-up is reported, which is how a client
+    that closed our stdout shows up) and every companion descriptor, up to the
+    earliest companion deadline. Bytes from stdin go to ``on_input`` (``b""`` at
+    its end), every other event to its companion, and companions whose deadline
+    has come are ticked. Each wait starts with a short one (``IDLE_AFTER_MS``);
+    only when nothing arrived is :attr:`idle` called (held-back log lines written)
+    before the real wait.
+    """
 
     def __init__(
         self,
-        service: AnalysisService,
         in_fd: int,
         out_fd: int,
-        log: Any,
-        companions: Sequence[Companion] = (),
+        companions: Sequence[Companion],
+        on_input: Callable[[bytes], None],
     ) -> None:
-        self.session = Session()
-        self.service = service
-        self.encoder = ResponseEncoder()
-        self.decoder = FrameDecoder()
         self.in_fd = in_fd
         self.out_fd = out_fd
-        self.log = log
         self.companions = tuple(companions)
-        self.requests = 0
-        self.started = time.monotonic()
-        #: Called whenever the server is about to wait for input (it flushes logs).
+        self.on_input = on_input
         self.idle: Callable[[], None] = lambda: None
-        #: The analyze request waiting for its answer, and when its frame arrived.
-        self._pending: tuple[Pending, float] | None = None
-        self._stop: StopReason | None = None
 
-    def send(self, reply: Reply) -> None:
-        write_all(self.out_fd, frame_parts(self.encoder.parts(reply.response)))
-
-    def _wait(self, reading: bool) -> None:
-        """One wait of the loop, and the handing on of what it brought.
-
-        The output descriptor is polled for no event at all: only an error or hang-up
-        is reported, which is how a client that closed our stdout shows up. Each wait
-        starts with a short one (``IDLE_AFTER_MS``); only when nothing arrived is
-        :attr:`idle` called (held-back log lines written) before the real wait.
-        """
+    def turn(self, reading: bool) -> None:
         poller = select.poll()
         if reading:
             poller.register(self.in_fd, select.POLLIN)
@@ -198,7 +189,7 @@ class Server:
             if fd == self.out_fd:
                 raise OutputClosed
             if fd == self.in_fd:
-                self._read()
+                self.read_input()
             else:
                 owners[fd].ready(fd, events)
         now = time.monotonic()
@@ -207,13 +198,44 @@ class Server:
             if due is not None and due <= now:
                 companion.tick(now)
 
-    def _read(self) -> None:
+    def read_input(self) -> None:
         try:
             chunk = os.read(self.in_fd, READ_CHUNK)
         except BlockingIOError:
             return  # a non-blocking stdin whose data another reader took: wait again
         except OSError:
             chunk = b""
+        self.on_input(chunk)
+
+
+class Server:
+    """Serves one client of the protocol over a pair of descriptors until the session ends."""
+
+    def __init__(
+        self,
+        service: AnalysisService,
+        in_fd: int,
+        out_fd: int,
+        log: Any,
+        companions: Sequence[Companion] = (),
+    ) -> None:
+        self.session = Session()
+        self.service = service
+        self.encoder = ResponseEncoder()
+        self.decoder = FrameDecoder()
+        self.out_fd = out_fd
+        self.log = log
+        self.loop = Loop(in_fd, out_fd, companions, self._input)
+        self.requests = 0
+        self.started = time.monotonic()
+        #: The analyze request waiting for its answer, and when its frame arrived.
+        self._pending: tuple[Pending, float] | None = None
+        self._stop: StopReason | None = None
+
+    def send(self, reply: Reply) -> None:
+        write_all(self.out_fd, frame_parts(self.encoder.parts(reply.response)))
+
+    def _input(self, chunk: bytes) -> None:
         if chunk:
             self.decoder.receive_data(chunk)
         else:
@@ -240,7 +262,7 @@ class Server:
         duration_ms = round((time.perf_counter() - started) * 1000, 3)
         self.requests += 1
         if self.requests == 1:
-            for companion in self.companions:
+            for companion in self.loop.companions:
                 companion.start()
         if reply.record is not None:
             self.log.info("request", **reply.record.log_fields(duration_ms))
@@ -252,11 +274,11 @@ class Server:
         decoder = self.decoder
         while self._stop is None:
             if self._pending is not None:
-                self._wait(reading=False)  # an answer is owed: nothing more is read
+                self.loop.turn(reading=False)  # an answer is owed: nothing more is read
                 continue
             event = decoder.next_event()
             if event is NEED_DATA:
-                self._wait(reading=True)
+                self.loop.turn(reading=True)
             elif isinstance(event, Frame):
                 self._frame(event)
             elif isinstance(event, FramingError):
@@ -292,7 +314,7 @@ def serve(
     signal.signal(signal.SIGTERM, _raise_exit)
     server = Server(service, in_fd, out_fd, log, companions)
     if idle is not None:
-        server.idle = idle
+        server.loop.idle = idle
     gc.freeze()  # what start-up loaded lives for good: keep it out of every collection
     try:
         reason = server.run()
