@@ -8,14 +8,13 @@ between the two sides: no side channel says what a request did.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from gzguide.analysis.model import FileReport
 from gzguide.freshness import CacheState
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerRef:
+class WorkerRef(msgspec.Struct, frozen=True):
     """Which worker: its slot in the pool and its process id."""
 
     index: int
@@ -25,8 +24,7 @@ class WorkerRef:
         return {"index": self.index, "pid": self.pid}
 
 
-@dataclass(frozen=True, slots=True)
-class FileAnswer:
+class FileAnswer(msgspec.Struct, frozen=True):
     """One file's part of an answer."""
 
     #: What each of its hints' ``file_path`` says: the request's path for a file, that
@@ -38,8 +36,7 @@ class FileAnswer:
     worker: WorkerRef | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(msgspec.Struct, frozen=True):
     """The answer to one analyze request, and the facts its log line reports."""
 
     #: The request's ``file_path``, exactly as sent.

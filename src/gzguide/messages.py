@@ -23,7 +23,6 @@ an answer given again is spliced from bytes it already holds.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Annotated, Any, Final, TypeVar
 
 import msgspec
@@ -117,8 +116,7 @@ class ResultResponse(msgspec.Struct):
     result: ResultBody
 
 
-@dataclass(frozen=True, slots=True)
-class AnalyzeResponse:
+class AnalyzeResponse(msgspec.Struct, frozen=True):
     """An analyze request's result: its :class:`Answer`, as hints once encoded."""
 
     id: RequestId

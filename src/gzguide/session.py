@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from gzguide import PROTOCOL_VERSION
 from gzguide.answer import Answer
@@ -100,8 +101,7 @@ _EXIT_CODES: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class RequestRecord:
+class RequestRecord(msgspec.Struct, frozen=True):
     """What a request's log line says; its duration is added by whoever timed it."""
 
     request_id: RequestId | None
@@ -141,8 +141,7 @@ class RequestRecord:
         return fields
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(msgspec.Struct, frozen=True):
     """What to send, whether to stop once it is sent, and what to log about it."""
 
     response: Response
@@ -151,8 +150,7 @@ class Reply:
     stop: StopReason | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Pending:
+class Pending(msgspec.Struct, frozen=True):
     """A valid analyze request: its answer comes from the service (see :meth:`Session.answered`)."""
 
     request_id: RequestId

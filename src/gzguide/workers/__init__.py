@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
+
+import msgspec
 
 from gzguide.analysis.model import EMPTY_REPORT, FileReport
 from gzguide.answer import WorkerRef
@@ -33,8 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["Backend", "Done", "EventSink", "Job", "Outcome", "WorkerRef", "failed", "past"]
 
 
-@dataclass(frozen=True, slots=True)
-class Job:
+class Job(msgspec.Struct, frozen=True):
     """One file to analyze."""
 
     #: The file's absolute path: what is read, and what picks the worker.
@@ -45,8 +45,7 @@ class Job:
     start_by: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(msgspec.Struct, frozen=True):
     """One file's report and how it was obtained."""
 
     report: FileReport

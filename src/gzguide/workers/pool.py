@@ -27,8 +27,9 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from gzguide.answer import WorkerRef
 from gzguide.freshness import CacheState
@@ -55,14 +56,13 @@ READ_CHUNK: Final = 1 << 16
 Unavailable = Callable[[str, Sequence[tuple[Job, Done]]], None]
 
 
-@dataclass(eq=False)
-class _Process:
+class _Process(msgspec.Struct, eq=False):
     slot: int
     proc: subprocess.Popen[bytes]
     jobs_fd: int
     results_fd: int
     #: Bytes for the job pipe that it has not taken yet.
-    outbox: bytearray = field(default_factory=bytearray)
+    outbox: bytearray = msgspec.field(default_factory=bytearray)
 
     @property
     def ref(self) -> WorkerRef:

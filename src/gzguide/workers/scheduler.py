@@ -39,8 +39,9 @@ from __future__ import annotations
 import enum
 import zlib
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from gzguide.answer import WorkerRef
 from gzguide.freshness import CacheState
@@ -72,47 +73,41 @@ class WorkerEnd(enum.StrEnum):
 # -- what the scheduler asks its host to do ---------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Spawn:
+class Spawn(msgspec.Struct, frozen=True):
     """Start a worker in ``slot``, then report :meth:`Scheduler.spawned` or ``spawn_failed``."""
 
     slot: int
 
 
-@dataclass(frozen=True, slots=True)
-class Send:
+class Send(msgspec.Struct, frozen=True):
     """Write ``data`` to the worker in ``slot`` (in order, however long it takes)."""
 
     slot: int
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class Retire:
+class Retire(msgspec.Struct, frozen=True):
     """Kill and reap the worker in ``slot``, whatever it is doing."""
 
     slot: int
     reason: WorkerEnd
 
 
-@dataclass(frozen=True, slots=True)
-class Complete:
+class Complete(msgspec.Struct, frozen=True):
     """The job submitted as ``token`` is finished."""
 
     token: int
     outcome: Outcome
 
 
-@dataclass(frozen=True, slots=True)
-class Notice:
+class Notice(msgspec.Struct, frozen=True):
     """A line for the log."""
 
     event: str
     fields: dict[str, object]
 
 
-@dataclass(frozen=True, slots=True)
-class GiveUp:
+class GiveUp(msgspec.Struct, frozen=True):
     """No worker will run anything any more; the jobs of ``tokens`` are handed back."""
 
     reason: str
@@ -125,14 +120,12 @@ Action = Spawn | Send | Retire | Complete | Notice | GiveUp
 # -- state ------------------------------------------------------------------------------
 
 
-@dataclass(eq=False, slots=True)
-class _Entry:
+class _Entry(msgspec.Struct, eq=False):
     token: int
     job: Job
 
 
-@dataclass(eq=False, slots=True)
-class _Slot:
+class _Slot(msgspec.Struct, eq=False):
     index: int
     #: The live worker; None while there is none (not started, starting, or retired).
     worker: WorkerRef | None = None
@@ -142,9 +135,9 @@ class _Slot:
     spawned_at: float = 0.0
     #: When the job at the head of ``inflight`` started.
     head_started: float = 0.0
-    queue: deque[_Entry] = field(default_factory=deque)
-    inflight: deque[_Entry] = field(default_factory=deque)
-    reader: ipc.MessageReader = field(default_factory=ipc.result_reader)
+    queue: deque[_Entry] = msgspec.field(default_factory=deque)
+    inflight: deque[_Entry] = msgspec.field(default_factory=deque)
+    reader: ipc.MessageReader = msgspec.field(default_factory=ipc.result_reader)
     #: The fingerprint of the threshold table last sent to the worker.
     table: str | None = None
     #: The predecessor's pid and end, until its successor has started.
