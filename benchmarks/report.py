@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness import Row
 from benchmarks.plan import Plan
-from benchmarks.scenarios import Row
 from benchmarks.stats import Series, ratio
 
 SCHEMA_VERSION = 1

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import scenarios
-from benchmarks.client import BenchmarkError
+from benchmarks.harness import Bench, BenchmarkError, Progress, Row
 from benchmarks.plan import Plan
 from benchmarks.report import write_all
-from benchmarks.scenarios import Bench, Progress, Row
 
 
 def build_parser() -> argparse.ArgumentParser:

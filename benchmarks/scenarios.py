@@ -21,258 +21,30 @@ Baselines:
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import random
-import shutil
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from benchmarks import corpus
-from benchmarks.client import (
+from benchmarks.harness import (
+    IMPORTS_BASELINE,
+    IMPORTS_READY,
+    Arm,
+    Bench,
     BenchmarkError,
-    FramedProcess,
+    Measured,
+    Row,
     check_response,
-    child_environment,
-    encode_frame,
-    hints_of,
-    memory_supported,
     server_argv,
     tree_memory,
 )
-from benchmarks.plan import Plan
 from benchmarks.stats import Series
-
-NAIVE_SERVER = Path(__file__).with_name("naive_server.py")
-#: Files in the warm-up folder each gz server analyzes first, so every worker is
-#: up (and has imported everything) before anything is measured.
-WARMUP_FILES = 16
-#: What the start-up baseline runs: the interpreter and the server's two heavy imports.
-IMPORTS_BASELINE = (sys.executable, "-c", "import msgspec, structlog")
-#: The same, timed to its first output byte instead of its exit: the server's
-#: sample ends at its answer, before any interpreter teardown.
-IMPORTS_READY = (sys.executable, "-c", "import os, msgspec, structlog; os.write(1, b'.')")
-
-
-@dataclass
-class Row:
-    """One measured scenario and the baselines measured with it."""
-
-    key: str
-    title: str
-    series: Series
-    baselines: list[Series] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Arm:
-    """One participant of an interleaved loop: sampled on iterations ``i % every == 0``."""
-
-    series: Series
-    sample: Callable[[int], int]
-    every: int = 1
-
-
-class Progress:
-    def __init__(self) -> None:
-        self.started = time.monotonic()
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
-
-    def say(self, message: str) -> None:
-        print(f"[{self.elapsed():6.1f} s] {message}", file=sys.stderr, flush=True)
-
-
-class Bench:
-    """The workspace, the servers started in it, and the ways to sample them."""
-
-    def __init__(self, plan: Plan, workspace: Path, progress: Progress) -> None:
-        self.plan = plan
-        self.workspace = workspace
-        self.progress = progress
-        self.logs = workspace / "logs"
-        self.logs.mkdir(parents=True, exist_ok=True)
-        self.env, self.env_note = child_environment(workspace / "pycache")
-        self.processes: list[FramedProcess] = []
-        #: The shared servers, started by :meth:`prime`.
-        self.main: FramedProcess
-        self.quiet: FramedProcess
-        self.inproc: FramedProcess
-        self.naive: FramedProcess
-        self.warmup_dir = workspace / "warmup"
-        corpus.write_tree(self.warmup_dir, WARMUP_FILES, seed=7, lines=(20, 40), per_dir=100)
-        self.stdlib_source = corpus.stdlib_module()
-        self.module = workspace / "module" / self.stdlib_source.name
-        self.module.parent.mkdir()
-        shutil.copy2(self.stdlib_source, self.module)  # keeps its old mtime: an unchanged file
-        self.module_lines = self.module.read_bytes().count(b"\n")
-
-    # -- processes ----------------------------------------------------------------
-
-    def log_fd(self, name: str) -> int:
-        return os.open(self.logs / f"{name}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-
-    def spawn(self, argv: Sequence[str], name: str) -> FramedProcess:
-        name = f"{name}-{len(self.processes) + 1}"
-        fd = self.log_fd(name)
-        try:
-            process = FramedProcess(argv, self.workspace, fd, self.env, self.logs / f"{name}.log")
-        finally:
-            os.close(fd)
-        self.processes.append(process)
-        return process
-
-    def start(self, *configs: tuple[str, ...], naive: bool = False) -> list[FramedProcess]:
-        """gz servers, one per option tuple (then the naive server if asked), all ready.
-
-        They start concurrently; each is initialized, and each gz server analyzes
-        the warm-up folder, so that every worker is up and has imported everything.
-        """
-        servers = [
-            self.spawn(server_argv("--root", str(self.workspace), *options), "gz")
-            for options in configs
-        ]
-        if naive:
-            servers.append(self.spawn([sys.executable, str(NAIVE_SERVER)], "naive"))
-        self._all(servers, "initialize", {"clientVersion": "1.0"})
-        self._all(servers[: len(configs)], "analyze", {"file_path": str(self.warmup_dir)})
-        return servers
-
-    @staticmethod
-    def _all(servers: Sequence[FramedProcess], method: str, params: dict[str, Any]) -> None:
-        sent = []
-        for server in servers:
-            request_id, frame = server.frame(method, params)
-            server.send(frame)
-            sent.append(request_id)
-        for server, request_id in zip(servers, sent, strict=True):
-            if "result" not in check_response(server.receive(), request_id):
-                raise BenchmarkError(f"{method} failed on {server.argv[1:]}")
-
-    def stop(self, *servers: FramedProcess) -> None:
-        for server in servers:
-            server.shutdown()
-            if server in self.processes:
-                self.processes.remove(server)
-
-    def close(self) -> None:
-        for process in self.processes:
-            process.kill()
-        self.processes.clear()
-
-    def prime(self) -> None:
-        """Start the shared servers; run every measured program once, unmeasured.
-
-        An editor keeps one server for a session, so the scenarios share these
-        (each on its own files): the default server (``main``), one with logging
-        off, one with ``--workers 0``, and the naive server. Running each program
-        once first fills the bytecode and page caches nothing should be charged for.
-        """
-        shared = self.start((), ("--log-level", "error"), ("--workers", "0"), naive=True)
-        self.main, self.quiet, self.inproc, self.naive = shared
-        for server in shared:
-            self.analyze_sample(server, self.module, 1000)
-        self.ping_sample(self.main)
-        self.radon_sample(self.warmup_dir)
-        for program in (IMPORTS_BASELINE, IMPORTS_READY):
-            subprocess.run(program, env=self.env, stdout=subprocess.DEVNULL, check=True)
-
-    def stop_shared(self) -> None:
-        self.stop(self.main, self.quiet, self.inproc, self.naive)
-
-    # -- samples ------------------------------------------------------------------
-
-    def analyze_sample(
-        self, server: FramedProcess, path: Path, cursor: int | None = None
-    ) -> tuple[int, int]:
-        """One timed analyze request: (elapsed ns, number of hints)."""
-        params: dict[str, Any] = {"file_path": str(path)}
-        if cursor is not None:
-            params["cursor_position"] = cursor
-        request_id, frame = server.frame("analyze", params)
-        elapsed, body = server.timed(frame)
-        return elapsed, len(hints_of(check_response(body, request_id)))
-
-    def ping_sample(self, server: FramedProcess) -> int:
-        """One bare framed round trip: an unknown method, answered with -32601."""
-        request_id, frame = server.frame("ping")
-        elapsed, body = server.timed(frame)
-        error = check_response(body, request_id).get("error")
-        if not isinstance(error, dict) or error.get("code") != -32601:
-            raise BenchmarkError(f"ping: expected a -32601 error, got {body[:200]!r}")
-        return elapsed
-
-    def radon_sample(self, path: Path) -> int:
-        """One ``radon cc -j PATH`` process: spawn, output read, exit."""
-        argv = [sys.executable, "-m", "radon", "cc", "-j", str(path)]
-        started = time.perf_counter_ns()
-        done = subprocess.run(
-            argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env, check=False
-        )
-        elapsed = time.perf_counter_ns() - started
-        if done.returncode != 0 or not isinstance(json.loads(done.stdout), dict):
-            raise BenchmarkError(f"radon cc -j {path}: exit {done.returncode}")
-        return elapsed
-
-    def interleave(
-        self,
-        label: str,
-        arms: Sequence[Arm],
-        iterations: int,
-        budget_s: float,
-        min_iterations: int = 3,
-    ) -> int:
-        """Run ``arms`` for ``iterations`` or until ``budget_s``; iterations run.
-
-        Each iteration runs the arms in a fresh order, shuffled with a fixed seed (so a
-        rerun repeats it). What ran just before a sample matters on a small machine:
-        a request to the same server a moment earlier leaves its caches warm, a
-        baseline's process start-up leaves them cold. A rotating order would not
-        help, since it keeps each arm right after the same one; shuffled, every arm
-        follows every other one equally often, and that effect lands on all of them.
-
-        Sub-millisecond arms are never interleaved with the slow baselines (a naive
-        server re-parsing a module, a radon process: 50-200 ms of CPU each): those
-        would take most of the loop's time and leave the caches of the next samples
-        cold, so that a fast arm's median would depend on how often they run. A
-        scenario runs its fast arms in one loop and its slow baselines in another.
-        """
-        deadline = time.monotonic() + budget_s
-        report_every = max(1, iterations // 4)
-        orders = shuffled(arms)
-        done = 0
-        for i in range(iterations):
-            for arm in next(orders):
-                if i % arm.every == 0:
-                    arm.series.add(arm.sample(i))
-            done = i + 1
-            if done % report_every == 0:
-                self.progress.say(f"{label}: {done}/{iterations}")
-            if done >= min_iterations and time.monotonic() > deadline:
-                self.progress.say(f"{label}: time budget reached after {done} iterations")
-                break
-        return done
-
-
-#: The seed of the order the arms of an interleaved loop run in.
-ORDER_SEED = 1
-
-T = TypeVar("T")
-
-
-def shuffled(items: Sequence[T], seed: int = ORDER_SEED) -> Iterator[list[T]]:
-    """Endless fresh orders of ``items``, the same sequence for the same seed."""
-    rng = random.Random(seed)
-    while True:
-        yield rng.sample(items, len(items))
+from gzguide import procfs
+from gzguide.client import encode_request
 
 
 def _baseline(key: str, label: str, description: str) -> Series:
@@ -332,13 +104,13 @@ def startup(bench: Bench) -> list[Row]:
         "interpreter + imports, to first output",
         "the same, timed to its first output byte: without the interpreter's exit",
     )
-    init = encode_frame({"id": 1, "method": "initialize", "params": {"clientVersion": "1.0"}})
+    init = encode_request(1, "initialize", {"clientVersion": "1.0"})
     fd = bench.log_fd("startup")
     argv = server_argv("--root", str(bench.workspace))
 
     def server_sample(_i: int) -> int:
         started = time.perf_counter_ns()
-        server = FramedProcess(argv, bench.workspace, fd, bench.env, bench.logs / "startup.log")
+        server = Measured(argv, bench.workspace, fd, bench.env, bench.logs / "startup.log")
         server.send(init)
         body = server.receive()
         elapsed = time.perf_counter_ns() - started
@@ -686,7 +458,7 @@ def memory(bench: Bench) -> tuple[list[Row], dict[str, Any]]:
     series = Series("memory_run", "memory run", "distinct files, one cold request each")
     marks = sorted({count * k // plan.memory_samples for k in range(1, plan.memory_samples + 1)})
     marks = sorted({*marks, count // 2, count})
-    supported = memory_supported()
+    supported = procfs.supported()
     checkpoints: list[dict[str, Any]] = []
     if supported:
         checkpoints.append({"files": 0, **tree_memory(server.pid)})

@@ -1,31 +1,19 @@
 """Latency samples and their summaries: median, p95, p99 in milliseconds.
 
-Percentiles use linear interpolation between closest ranks (numpy's default
-``linear`` method), so a p99 over a few dozen samples is honestly close to the
-maximum rather than pretending to more resolution than the run has.
+Percentiles are the project's one definition, nearest rank
+(:mod:`gzguide.percentile`): always an observed sample, the same statistic that
+``gz complexity logs`` reports. The median is the p50 by that definition.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gzguide.percentile import percentile
+
 NS_PER_MS = 1_000_000
-
-
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    """The ``q``-th percentile (0-100) of already sorted values; NaN when empty."""
-    if not sorted_values:
-        return math.nan
-    position = (len(sorted_values) - 1) * q / 100.0
-    low = math.floor(position)
-    high = math.ceil(position)
-    if low == high:
-        return float(sorted_values[low])
-    fraction = position - low
-    return float(sorted_values[low] + (sorted_values[high] - sorted_values[low]) * fraction)
 
 
 def _finite(value: float) -> float | None:
@@ -73,15 +61,17 @@ class Series:
 
     def summary(self) -> Summary:
         values = sorted(self.ms())
-        mean = sum(values) / len(values) if values else math.nan
+        if not values:
+            return Summary(0, None, None, None, None, None, None)
+        mean = sum(values) / len(values)
         return Summary(
             n=len(values),
             median_ms=_finite(percentile(values, 50)),
             p95_ms=_finite(percentile(values, 95)),
             p99_ms=_finite(percentile(values, 99)),
             mean_ms=_finite(mean),
-            min_ms=_finite(values[0]) if values else None,
-            max_ms=_finite(values[-1]) if values else None,
+            min_ms=_finite(values[0]),
+            max_ms=_finite(values[-1]),
         )
 
     @property

@@ -9,7 +9,8 @@ depends on the job's file name:
 * ``segv``: kills itself with SIGSEGV;
 * ``hang``: never answers;
 * ``print``: writes to fd 1 and to ``sys.stdout``, then answers;
-* anything else: answers with an empty report (``cache`` says which pid did it).
+* ``garbage``: answers, then, idle, writes bytes that are not a message;
+* anything else: answers with an empty report, as a ``miss``.
 """
 
 from __future__ import annotations
@@ -26,13 +27,13 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     for name in ("--jobs-fd", "--results-fd", "--parent-pid", "--index"):
         parser.add_argument(name, type=int)
-    parser.add_argument("--root")
     parser.add_argument("--log-level")
     parser.add_argument("--log-file")
     parser.add_argument("--cache-bytes", type=int)
     args = parser.parse_args()
 
     from gzguide.analysis.model import FileReport
+    from gzguide.freshness import CacheState
     from gzguide.workers.ipc import Job, Ready, Result, job_reader, pack
 
     def send(data: bytes) -> None:
@@ -58,7 +59,10 @@ def main() -> int:
             elif name == "print":
                 os.write(1, b"stray bytes on fd 1\n")
                 print("stray print")
-            send(pack(Result(job.seq, FileReport([]), f"pid{os.getpid()}", None, 0, 0.0)))
+            send(pack(Result(job.seq, FileReport([]), CacheState.MISS, None, 0)))
+            if name == "garbage":
+                time.sleep(0.2)
+                send(b"\xff\xff\xff\xff not a message")
     return 0
 
 

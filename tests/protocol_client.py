@@ -1,19 +1,18 @@
-"""A small test client for the real gzguide server, over real pipes.
+"""The real gzguide server over real pipes, with every answer checked against the contract.
 
-It spawns ``python -m gzguide complexity guide --server`` as a subprocess (in its
-own process group, so that stray worker processes can be found afterwards), writes
-raw bytes to its stdin and reads framed responses from its stdout. Nothing here
-can hang a test: every read and write polls with a deadline, and a write that the
-server is not consuming keeps draining the server's stdout meanwhile, so the two
-pipes can never deadlock each other.
+:class:`ServerProcess` starts ``python -m gzguide complexity guide --server`` in its
+own process group (so that stray worker processes can be found afterwards) and
+talks to it through the project's public client (:mod:`gzguide.client`): its
+strict frame reader, its writes that keep draining the server's stdout (so the
+two pipes can never deadlock each other) and its timeouts. Nothing here can hang
+a test.
 
-Every response read is checked against what the contract promises of all output:
+On top of the client's framing checks (each frame exactly
+``Content-Length: N\\r\\n\\r\\n`` and N bytes, N canonical), every response body is
+checked against what the contract promises of all output:
 
-* the frame is exactly ``Content-Length: N\\r\\n\\r\\n`` followed by N bytes, and N
-  is the UTF-8 byte length of the body (the body must be exactly one JSON value:
-  a wrong N would cut it short or swallow the next header);
-* the body is strict UTF-8 and strict JSON (no NaN), compact (no whitespace
-  outside strings, no trailing newline);
+* strict UTF-8 and strict JSON (no NaN), compact (no whitespace outside strings,
+  no trailing newline);
 * it validates against the project's *shipped* schemas, loaded with
   ``importlib.resources`` from ``gzguide/schemas`` (``result`` xor ``error``,
   ``"id": null`` only on -32700/-32600, hint shape);
@@ -24,30 +23,33 @@ Every response read is checked against what the contract promises of all output:
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import itertools
 import json
 import os
-import select
 import signal
 import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-SERVER_ARGS = ("-m", "gzguide", "complexity", "guide", "--server")
-HEADER_PREFIX = b"Content-Length: "
-HEADER_END = b"\r\n\r\n"
+from gzguide import procfs
+from gzguide.client import (
+    SERVER_COMMAND,
+    ClientError,
+    Closed,
+    Connection,
+    GuideClient,
+    ProtocolViolation,
+    Timeout,
+)
+
 #: Generous: a healthy server answers in milliseconds; this only stops a hang.
 DEFAULT_TIMEOUT = 10.0
 
@@ -237,9 +239,9 @@ class ServerFailure(AssertionError):
 # -- the server process ------------------------------------------------------------
 
 
-def _set_nonblocking(fd: int) -> None:
-    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
-    fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+def frame_of(body: bytes) -> bytes:
+    """The frame a body arrived in (the client checked it was exactly this)."""
+    return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
 
 
 @dataclass
@@ -255,40 +257,56 @@ class ServerProcess:
     #: Give the server a stderr pipe that this object never reads (``proc.stderr``),
     #: as a careless parent does; by default stderr goes to a file.
     stderr_pipe: bool = False
-    proc: subprocess.Popen[bytes] = field(init=False)
-    _out: bytearray = field(init=False, default_factory=bytearray)
-    _out_eof: bool = field(init=False, default=False)
+    client: GuideClient = field(init=False)
 
     def __post_init__(self) -> None:
         # A file, not a pipe: a chatty server can never block on a full stderr pipe.
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by kill())
         env = dict(os.environ if self.env is None else self.env)
         env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
-        stdout: int = subprocess.PIPE
-        if self.nonblocking_stdout:
-            read_end, stdout = os.pipe()
-            _set_nonblocking(stdout)
-        self.proc = subprocess.Popen(
-            [sys.executable, *SERVER_ARGS, *self.args],
-            stdin=subprocess.PIPE,
-            stdout=stdout,
-            stderr=subprocess.PIPE if self.stderr_pipe else self._stderr,
-            cwd=self.cwd,
-            env=env,
-            start_new_session=True,  # its own process group: workers are findable
-        )
-        if self.nonblocking_stdout:
-            os.close(stdout)
-            self.proc.stdout = os.fdopen(read_end, "rb", buffering=0)
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self._in_fd: int | None = self.proc.stdin.fileno()
-        self._out_fd: int | None = self.proc.stdout.fileno()
-        _set_nonblocking(self._in_fd)
-        _set_nonblocking(self._out_fd)
+        stderr: Any = subprocess.PIPE if self.stderr_pipe else self._stderr
+        if not self.nonblocking_stdout:
+            self.client = GuideClient.start(
+                options=self.args, cwd=self.cwd, env=env, stderr=stderr, new_session=True
+            )
+            return
+        to_server_r, to_server = os.pipe()
+        from_server, from_server_w = os.pipe()
+        os.set_blocking(from_server_w, False)
+        try:
+            proc = subprocess.Popen(
+                [*SERVER_COMMAND, *self.args],
+                stdin=to_server_r,
+                stdout=from_server_w,
+                stderr=stderr,
+                cwd=self.cwd,
+                env=env,
+                start_new_session=True,
+            )
+        finally:
+            os.close(to_server_r)
+            os.close(from_server_w)
+        self.client = GuideClient(Connection(to_server, from_server), proc)
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes]:
+        assert self.client.process is not None
+        return self.client.process
+
+    @property
+    def connection(self) -> Connection:
+        return self.client.connection
 
     @property
     def pid(self) -> int:
         return self.proc.pid
+
+    @property
+    def in_fd(self) -> int:
+        """The server's stdin, our end (non-blocking)."""
+        fd = self.connection.to_server
+        assert fd is not None, "stdin is closed"
+        return fd
 
     # -- lifetime --
 
@@ -300,45 +318,23 @@ class ServerProcess:
 
     def kill(self) -> None:
         """Stop the server and anything it started (its whole process group)."""
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=5)
+        self.client.kill()
         for pid in self.stray_processes():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        self._close_pipes()
+        if self.proc.stderr is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stderr.close()
         self._stderr.close()
-
-    def _close_pipes(self) -> None:
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
-        self._in_fd = self._out_fd = None
 
     # -- writing --
 
     def write(self, data: bytes, timeout: float = DEFAULT_TIMEOUT) -> None:
         """Write all of ``data``; meanwhile keep reading stdout so nothing deadlocks."""
-        if self._in_fd is None:
-            raise ServerFailure("stdin is closed")
-        deadline = time.monotonic() + timeout
-        view = memoryview(data)
-        while view:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ServerFailure(f"server stopped reading ({len(view)} bytes unwritten)")
-            watch = [self._out_fd] if self._out_fd is not None and not self._out_eof else []
-            readable, writable, _ = select.select(watch, [self._in_fd], [], remaining)
-            if readable:
-                self._pull()
-            if writable:
-                try:
-                    view = view[os.write(self._in_fd, view[: 1 << 20]) :]
-                except BlockingIOError:
-                    continue
+        try:
+            self.connection.send(data, timeout)
+        except ClientError as exc:
+            raise ServerFailure(f"cannot write to the server: {exc}") from None
 
     def send(self, *messages: bytes | dict[str, Any]) -> None:
         """Frame (dicts) or pass through (bytes) each message, in one write."""
@@ -351,87 +347,31 @@ class ServerProcess:
             time.sleep(delay)
 
     def close_stdin(self) -> None:
-        if self.proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                self.proc.stdin.close()
-        self._in_fd = None
+        self.connection.close_sending()
 
     def close_stdout(self) -> None:
         """Stop listening: the server's next write hits a broken pipe."""
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        self._out_fd = None
+        self.connection.close_receiving()
 
     # -- reading --
 
-    def _pull(self) -> bool:
-        """Read what is available from stdout; False at EOF."""
-        if self._out_fd is None or self._out_eof:
-            return False
-        try:
-            chunk = os.read(self._out_fd, 1 << 16)
-        except BlockingIOError:
-            return True
-        except OSError as exc:
-            if exc.errno == errno.EAGAIN:
-                return True
-            raise
-        if not chunk:
-            self._out_eof = True
-            return False
-        self._out += chunk
-        return True
-
-    def _wait_readable(self, deadline: float) -> bool:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or self._out_fd is None:
-            return False
-        readable, _, _ = select.select([self._out_fd], [], [], remaining)
-        return bool(readable)
-
-    def _take_frame(self) -> Response | None:
-        """A complete frame from the buffer, checked; None when it is not all here yet."""
-        buf = self._out
-        if not buf:
-            return None
-        prefix = bytes(buf[: len(HEADER_PREFIX)])
-        if not HEADER_PREFIX.startswith(prefix):
-            raise AssertionError(f"stdout holds something other than a frame: {bytes(buf[:200])!r}")
-        end = buf.find(HEADER_END)
-        if end < 0:
-            if len(buf) > 64:
-                raise AssertionError(f"malformed frame header: {bytes(buf[:200])!r}")
-            return None
-        digits = bytes(buf[len(HEADER_PREFIX) : end])
-        if not digits.isdigit() or digits != str(int(digits)).encode():
-            raise AssertionError(f"malformed Content-Length in a response: {bytes(buf[:64])!r}")
-        start = end + len(HEADER_END)
-        length = int(digits)
-        if len(buf) < start + length:
-            return None
-        raw = bytes(buf[: start + length])
-        body = raw[start:]
-        del buf[: start + length]
-        return Response(raw=raw, body=body, message=check_body(body))
+    def _failure(self, what: str) -> ServerFailure:
+        return ServerFailure(
+            f"{what} (have {self.connection.reader.pending[:200]!r}); "
+            f"exit status {self.proc.poll()}; stderr tail: {self.stderr()[-2000:]}"
+        )
 
     def read_response(self, timeout: float = DEFAULT_TIMEOUT) -> Response:
         """The next framed response, within ``timeout`` seconds."""
-        deadline = time.monotonic() + timeout
-        while True:
-            response = self._take_frame()
-            if response is not None:
-                return response
-            if self._out_eof:
-                raise ServerFailure(
-                    f"stdout closed before a whole response (have {bytes(self._out)!r}); "
-                    f"exit status {self.proc.poll()}; stderr tail: {self.stderr()[-2000:]}"
-                )
-            if not self._wait_readable(deadline):
-                raise ServerFailure(
-                    f"no response within {timeout} s (have {bytes(self._out[:200])!r}); "
-                    f"exit status {self.proc.poll()}; stderr tail: {self.stderr()[-2000:]}"
-                )
-            self._pull()
+        try:
+            body = self.connection.receive(timeout)
+        except ProtocolViolation as exc:
+            raise AssertionError(f"stdout holds something other than a frame: {exc}") from None
+        except Closed:
+            raise self._failure("stdout closed before a whole response") from None
+        except Timeout:
+            raise self._failure(f"no response within {timeout} s") from None
+        return Response(raw=frame_of(body), body=body, message=check_body(body))
 
     def read_responses(self, count: int, timeout: float = DEFAULT_TIMEOUT) -> list[Response]:
         deadline = time.monotonic() + timeout
@@ -440,10 +380,10 @@ class ServerProcess:
     def assert_silent(self, duration: float = 0.2) -> None:
         """Nothing more arrives on stdout for ``duration`` seconds."""
         deadline = time.monotonic() + duration
-        while self._wait_readable(deadline):
-            if not self._pull():
-                break
-        assert not self._out, f"unexpected output: {bytes(self._out[:200])!r}"
+        while self.connection.wait_readable(max(deadline - time.monotonic(), 0)):
+            pass
+        pending = self.connection.reader.pending
+        assert not pending, f"unexpected output: {pending[:200]!r}"
 
     def request(self, msg: dict[str, Any], timeout: float = DEFAULT_TIMEOUT) -> Response:
         """Send one request and read one response, which must echo its id."""
@@ -474,22 +414,21 @@ class ServerProcess:
 
     def wait_exit(self, timeout: float = DEFAULT_TIMEOUT) -> int:
         """Wait for the server to exit; every frame it wrote is checked and must be read."""
-        deadline = time.monotonic() + timeout
-        while self._out_fd is not None and not self._out_eof:
-            if not self._wait_readable(deadline):
-                break
-            self._pull()
         try:
-            return self.proc.wait(timeout=max(deadline - time.monotonic(), 0.01))
-        except subprocess.TimeoutExpired:
+            return self.client.wait(timeout)
+        except Timeout:
             raise ServerFailure(f"server still running after {timeout} s") from None
 
     def remaining_responses(self) -> list[Response]:
         """After exit: all frames not read yet; anything else on stdout fails the test."""
         responses = []
-        while (response := self._take_frame()) is not None:
-            responses.append(response)
-        assert not self._out, f"stdout ends in a partial frame: {bytes(self._out[:200])!r}"
+        try:
+            while (body := self.connection.next_buffered()) is not None:
+                responses.append(Response(raw=frame_of(body), body=body, message=check_body(body)))
+        except ProtocolViolation as exc:
+            raise AssertionError(f"stdout holds something other than a frame: {exc}") from None
+        pending = self.connection.reader.pending
+        assert not pending, f"stdout ends in a partial frame: {pending[:200]!r}"
         return responses
 
     def finish(self, expected_status: int = 0, timeout: float = DEFAULT_TIMEOUT) -> list[Response]:
@@ -502,12 +441,14 @@ class ServerProcess:
         return self.remaining_responses()
 
     def stderr(self) -> str:
+        if self._stderr.closed:
+            return ""
         self._stderr.seek(0)
         return self._stderr.read().decode("utf-8", "replace")
 
     def stray_processes(self) -> list[int]:
         """Live processes left in the server's process group (its workers)."""
-        return list(processes_in_group(self.proc.pid))
+        return procfs.group(self.proc.pid)
 
     def assert_no_stray_processes(self, timeout: float = 5.0) -> None:
         deadline = time.monotonic() + timeout
@@ -518,26 +459,3 @@ class ServerProcess:
 
 #: What the ``spawn`` fixture is: start a server with these CLI args (and cwd, env).
 Spawn = Callable[..., ServerProcess]
-
-
-def processes_in_group(pgid: int) -> Iterable[int]:
-    """Pids of live (non-zombie) processes whose process group is ``pgid``."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            yield int(entry.name)
-
-
-def peak_rss_kib(pid: int) -> int:
-    """The process's peak resident set size (VmHWM), in KiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise AssertionError("no VmHWM in /proc status")

@@ -25,12 +25,11 @@ from gzguide.analysis.thresholds import (
     MetricBand,
     Position,
     ThresholdError,
-    ThresholdsWatcher,
     default_thresholds,
     parse_thresholds,
 )
 from gzguide.analysis.walk import view_of
-from gzguide.workspace import WORKSPACE_TABLE
+from gzguide.workspace import WORKSPACE_TABLE, ThresholdSource
 from tables import ALL_METRICS, table
 
 # -- bands ---------------------------------------------------------------------------
@@ -124,23 +123,23 @@ def test_the_embedded_table_has_every_metric() -> None:
 
 def test_workspace_table_overrides_reloads_and_survives_invalid_files(tmp_path: Path) -> None:
     seen: list[tuple[str, dict[str, Any]]] = []
-    watcher = ThresholdsWatcher(str(tmp_path), lambda e, **f: seen.append((e, f)))
-    assert watcher.current().source == "embedded"
+    source = ThresholdSource(str(tmp_path), lambda e, **f: seen.append((e, f)))
+    assert source.current().source == "embedded"
     path = tmp_path / WORKSPACE_TABLE
     path.parent.mkdir(parents=True)
     path.write_bytes(table(("radon_cc", 2, "advise"), ("radon_cc", 3, "warn")))
-    active = watcher.current()
+    active = source.current()
     assert active.source == str(path) and active.band("radon_cc") == MetricBand(
         "radon_cc", 2, 3, True, False
     )
     assert active.band("radon_mi") is None  # absent from the active table: no hints
     path.write_bytes(b"{not json")
-    assert watcher.current().source == "embedded"
+    assert source.current().source == "embedded"
     assert seen[-1][0] == "thresholds_rejected"
     path.write_bytes(table(("radon_cc", 1, "advise"), ("radon_cc", 30, "warn")))
-    assert watcher.current().band("radon_cc") == MetricBand("radon_cc", 1, 30, True, False)
+    assert source.current().band("radon_cc") == MetricBand("radon_cc", 1, 30, True, False)
     path.unlink()
-    assert watcher.current().source == "embedded"
+    assert source.current().source == "embedded"
 
 
 # -- lines and cursors ------------------------------------------------------------------

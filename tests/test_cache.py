@@ -4,30 +4,37 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gzguide import jobs as jobs_module
+from gzguide import service as service_module
+from gzguide import workspace as workspace_module
 from gzguide.analysis.discovery import Walk
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
-from gzguide.jobs import AnalysisService
+from gzguide.analysis.thresholds import default_thresholds, parse_thresholds
+from gzguide.freshness import RACY_WINDOW_NS, CacheState, Identity, identity_of
 from gzguide.messages import AnalyzeParams
-from gzguide.workers import InProcessBackend, Outcome, failed
+from gzguide.service import AnalysisService
+from gzguide.workers import Backend, Done, Job, Outcome, failed, ipc
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers import memo as memo_module
 from gzguide.workers.analyst import Analyst
-from gzguide.workers.cache import RACY_WINDOW_NS, Entry, FileCache, Identity
+from gzguide.workers.cache import Entry, FileCache
+from gzguide.workers.child import Tables
+from gzguide.workers.inprocess import InProcessBackend
 from gzguide.workers.memo import Memo
+from gzguide.workspace import WORKSPACE_TABLE, ThresholdSource
+from tables import table
 
 BRANCHY = (
     "def f(a, b, c):\n    if a:\n        return 1\n    elif b:\n        return 2\n"
     "    elif c:\n        return 3\n    return 4\n"
 )
 CALM_SAME_SIZE = "def f(a, b, c):\n    return 0\n".ljust(len(BRANCHY) - 1) + "\n"
+TABLE = default_thresholds()
 
 
 def radon_cc(report: FileReport) -> list[Finding]:
@@ -63,11 +70,11 @@ def test_lru_is_bounded_by_weight_and_tracks_it() -> None:
 
 
 def test_analyst_cache_stays_within_its_bounds(tmp_path: Path) -> None:
-    analyst = Analyst(str(tmp_path), lambda *a, **k: None, max_entries=5, max_weight=10**9)
+    analyst = Analyst(lambda *a, **k: None, max_entries=5, max_weight=10**9)
     for i in range(20):
         path = tmp_path / f"m{i}.py"
         path.write_text(BRANCHY)
-        analyst.analyze(str(path))
+        analyst.analyze(str(path), TABLE)
     assert len(analyst.cache) == 5
 
 
@@ -76,9 +83,9 @@ def test_a_hit_neither_rereads_nor_reparses(tmp_path: Path) -> None:
     path.write_text(BRANCHY)
     old = time.time_ns() - 10 * 10**9
     os.utime(path, ns=(old, old))
-    analyst = Analyst(str(tmp_path), lambda *a, **k: None)
-    assert analyst.analyze(str(path)).cache == "miss"
-    assert [analyst.analyze(str(path)).cache for _ in range(3)] == ["hit"] * 3
+    analyst = Analyst(lambda *a, **k: None)
+    assert analyst.analyze(str(path), TABLE).cache == "miss"
+    assert [analyst.analyze(str(path), TABLE).cache for _ in range(3)] == ["hit"] * 3
     assert analyst.parses == 1
 
 
@@ -89,16 +96,16 @@ def test_a_racy_entry_is_verified_by_content(
     granularity allows) is caught because the entry was cached too close to its mtime."""
     path = tmp_path / "m.py"
     path.write_text(BRANCHY)
-    analyst = Analyst(str(tmp_path), lambda *a, **k: None)
-    first = analyst.analyze(str(path))
+    analyst = Analyst(lambda *a, **k: None)
+    first = analyst.analyze(str(path), TABLE)
     assert first.cache == "miss" and len(radon_cc(first.report)) == 1
     frozen: Identity = first.identity  # type: ignore[assignment]
     monkeypatch.setattr(analyst_module, "identity_of", lambda st: frozen)
     # unchanged content: verified by hash, served from the cache, not parsed again
-    assert analyst.analyze(str(path)).cache == "racy"
+    assert analyst.analyze(str(path), TABLE).cache == "racy"
     assert analyst.parses == 1
     path.write_text(CALM_SAME_SIZE)  # same size, same (forced) identity, other content
-    fresh = analyst.analyze(str(path))
+    fresh = analyst.analyze(str(path), TABLE)
     assert fresh.cache == "miss" and radon_cc(fresh.report) == []
     assert analyst.parses == 2
 
@@ -110,101 +117,56 @@ def test_an_entry_safely_older_than_its_read_is_trusted_on_identity(
     path.write_text(BRANCHY)
     old = time.time_ns() - 10 * 10**9
     os.utime(path, ns=(old, old))
-    analyst = Analyst(str(tmp_path), lambda *a, **k: None)
-    frozen = analyst.analyze(str(path)).identity
+    analyst = Analyst(lambda *a, **k: None)
+    frozen = analyst.analyze(str(path), TABLE).identity
     monkeypatch.setattr(analyst_module, "identity_of", lambda st: frozen)
     path.write_text(CALM_SAME_SIZE)
     # Git's rule, by design: an identical, non-racy identity is trusted without reading.
-    assert analyst.analyze(str(path)).cache == "hit"
+    assert analyst.analyze(str(path), TABLE).cache == "hit"
 
 
 class CountingBackend:
+    """Answers every job at once as a worker would for a file it read at ``read_at_ns``."""
+
     def __init__(self, read_at_ns: int) -> None:
         self.calls: list[str] = []
+        self.jobs: list[Job] = []
         self.read_at_ns = read_at_ns
 
-    def analyze(
-        self, paths: Sequence[str], stats: object = None, deadline: object = None
-    ) -> list[Outcome]:
-        self.calls.extend(paths)
-        out = []
-        for path in paths:
-            st = os.stat(path)
-            identity = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_dev)
-            out.append(Outcome(EMPTY_REPORT, "miss", identity, self.read_at_ns))
-        return out
+    def submit(self, job: Job, done: Done) -> None:
+        self.calls.append(job.path)
+        self.jobs.append(job)
+        identity = identity_of(os.stat(job.path))
+        done(Outcome(EMPTY_REPORT, CacheState.MISS, identity, self.read_at_ns))
 
     def close(self) -> None:
         pass
-
-
-def test_memo_answers_unchanged_files_and_forwards_changed_ones(tmp_path: Path) -> None:
-    path = tmp_path / "m.py"
-    path.write_text(BRANCHY)
-    old = time.time_ns() - 10 * 10**9
-    os.utime(path, ns=(old, old))
-    inner = CountingBackend(read_at_ns=time.time_ns())
-    memo = Memo(inner, str(tmp_path / "table.json"))
-    assert memo.analyze([str(path)])[0].cache == "miss"
-    assert [memo.analyze([str(path)])[0].cache for _ in range(3)] == ["memo"] * 3
-    assert len(inner.calls) == 1
-    os.utime(path, ns=(old + 1, old + 1))  # any change of identity goes to the backend
-    assert memo.analyze([str(path)])[0].cache == "miss"
-    assert len(inner.calls) == 2
-
-
-def test_memo_never_answers_for_a_racy_version(tmp_path: Path) -> None:
-    path = tmp_path / "m.py"
-    path.write_text(BRANCHY)
-    mtime = path.stat().st_mtime_ns
-    inner = CountingBackend(read_at_ns=mtime + RACY_WINDOW_NS - 1)
-    memo = Memo(inner, str(tmp_path / "table.json"))
-    for _ in range(3):
-        assert memo.analyze([str(path)])[0].cache == "miss"
-    assert len(inner.calls) == 3
-
-
-def test_memo_is_keyed_by_the_threshold_table_too(tmp_path: Path) -> None:
-    path = tmp_path / "m.py"
-    path.write_text(BRANCHY)
-    old = time.time_ns() - 10 * 10**9
-    os.utime(path, ns=(old, old))
-    table = tmp_path / "table.json"
-    inner = CountingBackend(read_at_ns=time.time_ns())
-    memo = Memo(inner, str(table))
-    memo.analyze([str(path)])
-    table.write_text("{}")
-    assert memo.analyze([str(path)])[0].cache == "miss"
-    assert memo.analyze([str(path)])[0].cache == "memo"
-
-
-def test_memo_is_bounded(tmp_path: Path) -> None:
-    inner = CountingBackend(read_at_ns=time.time_ns() + 10 * 10**9)
-    memo = Memo(inner, str(tmp_path / "table.json"), max_entries=3)
-    paths = []
-    for i in range(5):
-        path = tmp_path / f"m{i}.py"
-        path.write_text("x = 1\n")
-        paths.append(str(path))
-    memo.analyze(paths)
-    assert len(memo) == 3
 
 
 class FailingBackend:
     """A backend whose every job fails the way a worker past its deadline does."""
 
-    def __init__(self, reason: str = "timeout") -> None:
+    def __init__(self, reason: CacheState = CacheState.TIMEOUT) -> None:
         self.reason = reason
         self.calls: list[str] = []
 
-    def analyze(
-        self, paths: Sequence[str], stats: object = None, deadline: object = None
-    ) -> list[Outcome]:
-        self.calls.extend(paths)
-        return [failed(self.reason) for _ in paths]
+    def submit(self, job: Job, done: Done) -> None:
+        self.calls.append(job.path)
+        done(failed(self.reason))
 
     def close(self) -> None:
         pass
+
+
+def memoized(root: Path, backend: Backend, max_entries: int = 4096) -> AnalysisService:
+    """A service with a memo in front of ``backend``, as the server composes them."""
+    return AnalysisService(str(root), backend, memo=Memo(max_entries))
+
+
+def ask(service: AnalysisService, path: Path) -> CacheState:
+    """One single-file request; how its answer was obtained."""
+    (part,) = service.analyze_now(AnalyzeParams(file_path=str(path))).files
+    return part.cache
 
 
 def old_file(tmp_path: Path, name: str = "m.py") -> Path:
@@ -215,20 +177,68 @@ def old_file(tmp_path: Path, name: str = "m.py") -> Path:
     return path
 
 
-@pytest.mark.parametrize("reason", ["timeout", "crashed"])
-def test_memo_quarantines_a_failed_version_until_it_changes(tmp_path: Path, reason: str) -> None:
+def test_memo_answers_unchanged_files_and_forwards_changed_ones(tmp_path: Path) -> None:
+    path = old_file(tmp_path)
+    inner = CountingBackend(read_at_ns=time.time_ns())
+    service = memoized(tmp_path, inner)
+    assert ask(service, path) == "miss"
+    assert [ask(service, path) for _ in range(3)] == ["memo"] * 3
+    assert len(inner.calls) == 1
+    old = path.stat().st_mtime_ns
+    os.utime(path, ns=(old + 1, old + 1))  # any change of identity goes to the backend
+    assert ask(service, path) == "miss"
+    assert len(inner.calls) == 2
+
+
+def test_memo_never_answers_for_a_racy_version(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(BRANCHY)
+    mtime = path.stat().st_mtime_ns
+    inner = CountingBackend(read_at_ns=mtime + RACY_WINDOW_NS - 1)
+    service = memoized(tmp_path, inner)
+    assert [ask(service, path) for _ in range(3)] == ["miss"] * 3
+    assert len(inner.calls) == 3
+
+
+def test_memo_is_keyed_by_the_threshold_table_too(tmp_path: Path) -> None:
+    path = old_file(tmp_path)
+    inner = CountingBackend(read_at_ns=time.time_ns())
+    service = memoized(tmp_path, inner)
+    workspace_table = tmp_path / WORKSPACE_TABLE
+    workspace_table.parent.mkdir(parents=True)
+    assert ask(service, path) == "miss"
+    workspace_table.write_bytes(table(("radon_cc", 2, "advise")))
+    assert [ask(service, path) for _ in range(2)] == ["miss", "memo"]
+    workspace_table.unlink()
+    assert ask(service, path) == "miss"
+    tables = [job.thresholds.fingerprint for job in inner.jobs]
+    assert tables[0] == tables[2] == TABLE.fingerprint != tables[1]
+
+
+def test_memo_is_bounded(tmp_path: Path) -> None:
+    memo = Memo(max_entries=3)
+    for i in range(5):
+        path = old_file(tmp_path, f"m{i}.py")
+        st = path.stat()
+        outcome = Outcome(EMPTY_REPORT, CacheState.MISS, identity_of(st), time.time_ns())
+        memo.store(str(path), st, TABLE.fingerprint, outcome)
+    assert len(memo) == 3
+
+
+@pytest.mark.parametrize("reason", [CacheState.TIMEOUT, CacheState.CRASHED])
+def test_memo_quarantines_a_failed_version_until_it_changes(
+    tmp_path: Path, reason: CacheState
+) -> None:
     path = old_file(tmp_path)
     inner = FailingBackend(reason)
-    memo = Memo(inner, str(tmp_path / "table.json"))
-    assert memo.analyze([str(path)])[0].cache == reason
+    service = memoized(tmp_path, inner)
+    assert ask(service, path) == reason
     # The unchanged version is not sent to a worker again: answered empty at once.
-    again = [memo.analyze([str(path)])[0] for _ in range(3)]
-    assert [o.cache for o in again] == [memo_module.QUARANTINED] * 3
-    assert all(o.report.findings == [] for o in again)
+    assert [ask(service, path) for _ in range(3)] == [CacheState.QUARANTINED] * 3
     assert len(inner.calls) == 1
     # Any change of the file is a new version: it is tried.
     path.write_text(CALM_SAME_SIZE)
-    assert memo.analyze([str(path)])[0].cache == reason
+    assert ask(service, path) == reason
     assert len(inner.calls) == 2
 
 
@@ -236,9 +246,8 @@ def test_memo_quarantine_ends_with_time(tmp_path: Path, monkeypatch: pytest.Monk
     path = old_file(tmp_path)
     monkeypatch.setattr(memo_module, "QUARANTINE_S", 0.0)
     inner = FailingBackend()
-    memo = Memo(inner, str(tmp_path / "table.json"))
-    memo.analyze([str(path)])
-    assert memo.analyze([str(path)])[0].cache == "timeout"
+    service = memoized(tmp_path, inner)
+    assert [ask(service, path) for _ in range(2)] == ["timeout"] * 2
     assert len(inner.calls) == 2
 
 
@@ -246,69 +255,80 @@ def test_memo_never_quarantines_a_racy_version(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text(BRANCHY)  # just written: a same-size rewrite could hide behind it
     inner = FailingBackend()
-    memo = Memo(inner, str(tmp_path / "table.json"))
-    assert [memo.analyze([str(path)])[0].cache for _ in range(2)] == ["timeout"] * 2
+    service = memoized(tmp_path, inner)
+    assert [ask(service, path) for _ in range(2)] == ["timeout"] * 2
     assert len(inner.calls) == 2
 
 
-def test_memo_quarantines_files_of_a_directory_request_too(tmp_path: Path) -> None:
-    paths = [str(old_file(tmp_path, f"m{i}.py")) for i in range(3)]
-    inner = FailingBackend("crashed")
-    memo = Memo(inner, str(tmp_path / "table.json"))
-    memo.analyze(paths)  # no stats given: the memo takes them before dispatching
-    assert [o.cache for o in memo.analyze(paths)] == [memo_module.QUARANTINED] * 3
-    assert len(inner.calls) == 3
+def test_memo_answers_and_quarantines_files_of_a_directory_request_too(tmp_path: Path) -> None:
+    folder = tmp_path / "pkg"
+    folder.mkdir()
+    for i in range(3):
+        old_file(folder, f"m{i}.py")
+    failing = FailingBackend(CacheState.CRASHED)
+    service = memoized(tmp_path, failing)
+
+    def states() -> list[CacheState]:
+        answer = service.analyze_now(AnalyzeParams(file_path="pkg"))
+        assert answer.directory and [p.hint_path for p in answer.files] == [
+            f"pkg/m{i}.py" for i in range(3)
+        ]
+        return [part.cache for part in answer.files]
+
+    assert states() == [CacheState.CRASHED] * 3
+    assert states() == [CacheState.QUARANTINED] * 3
+    assert len(failing.calls) == 3
+    counting = CountingBackend(read_at_ns=time.time_ns())
+    service = memoized(tmp_path, counting)
+    assert states() == [CacheState.MISS] * 3
+    assert states() == [CacheState.MEMO] * 3
+    assert len(counting.calls) == 3
 
 
-def test_in_process_backend_skips_files_after_the_batch_deadline(tmp_path: Path) -> None:
+def test_in_process_backend_skips_files_after_their_start_by(tmp_path: Path) -> None:
     path = old_file(tmp_path)
-    backend = InProcessBackend(str(tmp_path))
-    assert [o.cache for o in backend.analyze([str(path)] * 2, deadline=time.monotonic() - 1)] == [
-        "skipped",
-        "skipped",
-    ]
-    assert backend.analyze([str(path)], deadline=time.monotonic() + 60)[0].cache == "miss"
+    backend = InProcessBackend()
+    outcomes: list[Outcome] = []
+    backend.submit(Job(str(path), TABLE, time.monotonic() - 1), outcomes.append)
+    backend.submit(Job(str(path), TABLE, time.monotonic() + 60), outcomes.append)
+    assert [o.cache for o in outcomes] == ["skipped", "miss"]
 
 
-def ask_as_the_service_does(memo: Memo, path: Path) -> str:
-    """One single-file request with its fresh stat given: the memo's fast path."""
-    return memo.analyze([str(path)], [os.stat(path)])[0].cache
+def test_the_threshold_source_follows_the_file_through_every_change(tmp_path: Path) -> None:
+    path = tmp_path / WORKSPACE_TABLE
+    path.parent.mkdir(parents=True)
+    source = ThresholdSource(str(tmp_path))
+    seen = [source.current().fingerprint]  # no table yet: the default
+    for rows in ((2, 3), (1, 30)):
+        path.write_bytes(table(("radon_cc", rows[0], "advise"), ("radon_cc", rows[1], "warn")))
+        seen.append(source.current().fingerprint)  # created, then changed
+    path.unlink()  # gone again: the cheaper probe takes over
+    seen.append(source.current().fingerprint)
+    path.write_bytes(table(("radon_cc", 5, "advise")))  # back: seen at once
+    seen.append(source.current().fingerprint)
+    assert seen[0] == seen[3] == TABLE.fingerprint
+    assert len(set(seen)) == 4
 
 
-def test_memo_follows_the_threshold_file_through_every_change(tmp_path: Path) -> None:
-    path = old_file(tmp_path)
-    table = tmp_path / "table.json"
-    inner = CountingBackend(read_at_ns=time.time_ns())
-    memo = Memo(inner, str(table))
-
-    def twice() -> list[str]:
-        return [ask_as_the_service_does(memo, path) for _ in range(2)]
-
-    assert twice() == ["miss", "memo"]  # no table yet
-    table.write_text("{}")  # created
-    assert twice() == ["miss", "memo"]
-    table.write_text('{"rows": []}')  # changed
-    assert twice() == ["miss", "memo"]
-    table.unlink()  # gone again: the cheaper probe takes over
-    assert twice() == ["miss", "memo"]
-    table.write_text("{}")  # back: seen at once, though the probe had found nothing
-    assert twice() == ["miss", "memo"]
-    assert len(inner.calls) == 5
-
-
-def test_memo_fast_path_keeps_the_racy_rule_and_the_quarantine(tmp_path: Path) -> None:
-    racy = tmp_path / "racy.py"
-    racy.write_text(BRANCHY)
-    mtime = racy.stat().st_mtime_ns
-    memo = Memo(CountingBackend(read_at_ns=mtime + RACY_WINDOW_NS - 1), str(tmp_path / "t.json"))
-    assert [ask_as_the_service_does(memo, racy) for _ in range(2)] == ["miss", "miss"]
-
-    failing = FailingBackend("crashed")
-    held = old_file(tmp_path, "held.py")
-    memo = Memo(failing, str(tmp_path / "t.json"))
-    states = [ask_as_the_service_does(memo, held) for _ in range(3)]
-    assert states == ["crashed", memo_module.QUARANTINED, memo_module.QUARANTINED]
-    assert len(failing.calls) == 1
+def test_a_same_size_rewrite_of_the_threshold_file_is_seen_inside_the_racy_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rewrite that keeps the file's whole identity (as a coarse timestamp granularity
+    allows) is caught, because the table was read too close to its mtime."""
+    path = tmp_path / WORKSPACE_TABLE
+    path.parent.mkdir(parents=True)
+    first, second = table(("radon_cc", 2, "advise")), table(("radon_cc", 3, "advise"))
+    assert len(first) == len(second)
+    path.write_bytes(first)
+    frozen = identity_of(path.stat())
+    monkeypatch.setattr(workspace_module, "identity_of", lambda st: frozen)
+    source = ThresholdSource(str(tmp_path))
+    before = source.current()
+    assert source.current() is before  # unchanged content: the same table
+    path.write_bytes(second)
+    after = source.current()
+    assert after.fingerprint != before.fingerprint
+    assert after.bands["radon_cc"].advise == 3
 
 
 @given(st.text(alphabet="/ab.\x00é", max_size=12))
@@ -329,19 +349,26 @@ def test_a_directory_listing_gets_half_the_budget_and_the_analysis_all_of_it(
             deadlines["walk"] = deadline
             super().__init__(root, deadline)
 
-    class RecordingBackend(CountingBackend):
-        def analyze(
-            self, paths: Sequence[str], stats: object = None, deadline: object = None
-        ) -> list[Outcome]:
-            assert deadline is None or isinstance(deadline, float)
-            deadlines["analysis"] = deadline
-            return super().analyze(paths, stats, deadline)
-
-    monkeypatch.setattr(jobs_module, "Walk", RecordingWalk)
-    service = AnalysisService(str(tmp_path), RecordingBackend(0), directory_budget_s=4.0)
+    monkeypatch.setattr(service_module, "Walk", RecordingWalk)
+    backend = CountingBackend(0)
+    service = AnalysisService(str(tmp_path), backend, directory_budget_s=4.0)
     before = time.monotonic()
-    service.hints(AnalyzeParams(file_path="pkg"))
-    walk, analysis = deadlines["walk"], deadlines["analysis"]
+    service.analyze_now(AnalyzeParams(file_path="pkg"))
+    (job,) = backend.jobs
+    walk, analysis = deadlines["walk"], job.start_by
     assert walk is not None and analysis is not None
     assert before + 2.0 <= walk <= time.monotonic() + 2.0
     assert analysis - walk == pytest.approx(2.0)
+
+
+def test_a_worker_parses_a_table_once_and_refuses_one_it_was_never_sent() -> None:
+    other = parse_thresholds(table(("radon_cc", 2, "advise")), "other.json")
+    tables = Tables()
+    sent = ipc.Table("embedded", TABLE.document)
+    first = tables.for_job(ipc.Job(1, "/a.py", TABLE.fingerprint, sent))
+    assert first.fingerprint == TABLE.fingerprint
+    assert tables.for_job(ipc.Job(2, "/a.py", TABLE.fingerprint)) is first  # not parsed again
+    with pytest.raises(ipc.ProtocolError):
+        tables.for_job(ipc.Job(3, "/a.py", other.fingerprint))
+    changed = tables.for_job(ipc.Job(4, "/a.py", other.fingerprint, ipc.Table("o", other.document)))
+    assert changed.bands == other.bands

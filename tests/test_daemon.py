@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import subprocess
 import sys
 import threading
@@ -18,6 +19,8 @@ from gzguide import daemon
 from gzguide.daemon import OutputClosed, Server, write_all
 from gzguide.framing import NEED_DATA, EndOfStream, encode_frame, frame_parts
 from gzguide.logs import LineSink
+from gzguide.service import AnalysisService
+from gzguide.workers.inprocess import InProcessBackend
 
 
 @pytest.fixture
@@ -116,18 +119,99 @@ def test_write_all_to_a_non_blocking_pipe_whose_reader_left(pipe: tuple[int, int
 
 
 def test_a_non_blocking_stdin_with_nothing_to_read_is_not_the_end_of_input(
-    pipe: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+    pipe: tuple[int, int],
 ) -> None:
     read_fd, write_fd = pipe
     os.set_blocking(read_fd, False)
-    server = Server(lambda _params: [], read_fd, write_fd, log=None)
-    # Readiness was reported, but the data is gone (another reader of the same pipe).
-    monkeypatch.setattr(server, "_wait_for_input", lambda: None)
-    server._read()
+    server = Server(AnalysisService("/", InProcessBackend()), read_fd, write_fd, log=None)
+    # As when readiness was reported but the data is gone (another reader of the pipe).
+    server.loop.read_input()
     assert server.decoder.next_event() is NEED_DATA
     os.close(write_fd)
-    server._read()
+    server.loop.read_input()
     assert isinstance(server.decoder.next_event(), EndOfStream)
+
+
+# -- the one loop ---------------------------------------------------------------------
+
+
+class Watched:
+    """A companion with one descriptor and a deadline, recording what the loop does."""
+
+    def __init__(self, fd: int | None = None, due: float | None = None) -> None:
+        self.fd = fd
+        self.due = due
+        self.readied: list[int] = []
+        self.ticks: list[float] = []
+
+    def start(self) -> None:
+        pass
+
+    def watch(self) -> list[tuple[int, int]]:
+        return [] if self.fd is None else [(self.fd, select.POLLIN)]
+
+    def ready(self, fd: int, events: int) -> None:
+        self.readied.append(fd)
+        assert self.fd is not None
+        os.read(self.fd, 100)
+
+    def next_deadline(self) -> float | None:
+        return self.due
+
+    def tick(self, now: float) -> None:
+        self.ticks.append(now)
+        self.due = None
+
+
+def test_a_turn_hands_input_to_the_front_end_and_events_to_their_companion(
+    pipe: tuple[int, int],
+) -> None:
+    stdin_r, stdin_w = pipe
+    out_r, out_w = os.pipe()
+    side_r, side_w = os.pipe()
+    try:
+        inputs: list[bytes] = []
+        companion = Watched(side_r)
+        loop = daemon.Loop(stdin_r, out_w, [companion], inputs.append)
+        os.write(side_w, b"x")
+        loop.turn(reading=False)  # stdin is not read while an answer is owed
+        assert companion.readied == [side_r] and inputs == []
+        os.write(stdin_w, b"abc")
+        loop.turn(reading=True)
+        assert inputs == [b"abc"]
+        os.close(stdin_w)
+        loop.turn(reading=True)
+        assert inputs == [b"abc", b""]  # the end of input
+    finally:
+        for fd in (out_r, out_w, side_r, side_w):
+            os.close(fd)
+
+
+def test_a_turn_ticks_a_companion_at_its_deadline_and_flushes_when_idle(
+    pipe: tuple[int, int],
+) -> None:
+    read_fd, write_fd = pipe
+    companion = Watched(due=time.monotonic() + 0.05)
+    idled: list[bool] = []
+    loop = daemon.Loop(read_fd, write_fd, [companion], lambda chunk: None)
+    loop.idle = lambda: idled.append(True)
+    due = companion.due
+    assert due is not None
+    while not companion.ticks:
+        loop.turn(reading=False)
+    assert companion.ticks[0] >= due and idled  # not before its time, and idle meanwhile
+
+
+def test_a_closed_stdout_ends_a_turn_even_when_nothing_is_read(pipe: tuple[int, int]) -> None:
+    stdin_r, _ = pipe
+    out_r, out_w = os.pipe()
+    try:
+        loop = daemon.Loop(stdin_r, out_w, [Watched(due=time.monotonic() + 60)], lambda c: None)
+        os.close(out_r)  # the client stopped listening
+        with pytest.raises(OutputClosed):
+            loop.turn(reading=False)
+    finally:
+        os.close(out_w)
 
 
 # -- log lines on a pipe nobody reads ----------------------------------------------------

@@ -24,19 +24,20 @@ from typing import Any
 import msgspec
 import pytest
 
-from gzguide.jobs import AnalysisService
-from gzguide.messages import AnalyzeParams
-from gzguide.workers import InProcessBackend
+from gzguide import procfs
+from gzguide.analysis.thresholds import default_thresholds
+from gzguide.messages import AnalyzeParams, answer_hints
+from gzguide.service import AnalysisService
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers.analyst import Analyst
-from protocol_client import ServerProcess, frame, message, processes_in_group
+from gzguide.workers.inprocess import InProcessBackend
+from protocol_client import ServerProcess, frame, message
 from test_pool import (
     BRANCHY,
     CALM,
     cc,
     events,
     live_worker_pids,
-    pid_alive,
     ready_workers,
     request_lines,
     slow_source,
@@ -45,6 +46,8 @@ from test_pool import (
 )
 
 pytestmark = pytest.mark.timeout(180)
+
+TABLE = default_thresholds()
 
 
 def worker_pid_for(tmp_path: Path, log_path: Path, name: str, size: int = 2) -> int:
@@ -58,8 +61,9 @@ def worker_pid_for(tmp_path: Path, log_path: Path, name: str, size: int = 2) -> 
 
 def expected_hints(root: Path, name: str) -> list[dict[str, Any]]:
     """What a fresh in-process analysis says about the file right now, as JSON."""
-    service = AnalysisService(str(root), InProcessBackend(str(root)))
-    hints: list[dict[str, Any]] = msgspec.to_builtins(service.hints(AnalyzeParams(file_path=name)))
+    service = AnalysisService(str(root), InProcessBackend())
+    answer = service.analyze_now(AnalyzeParams(file_path=name))
+    hints: list[dict[str, Any]] = msgspec.to_builtins(answer_hints(answer))
     return hints
 
 
@@ -67,11 +71,6 @@ def make_old(path: Path) -> None:
     """Date the file back, out of the racy window, so it may be memoized or quarantined."""
     old = time.time_ns() - 30 * 10**9
     os.utime(path, ns=(old, old))
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # -- workers that stop, and memory that runs out ---------------------------------------
@@ -92,7 +91,7 @@ def test_a_worker_sigstopped_mid_job_is_killed_at_its_deadline_and_replaced(
         assert response.id == 7 and response.hints == []
         failed = wait_for(lambda: events(log_path, "job_failed"))
         assert failed[0]["reason"] == "timeout" and failed[0]["worker"]["pid"] == victim
-        wait_for(lambda: not pid_alive(victim))  # a stopped process is still killable
+        wait_for(lambda: not procfs.is_alive(victim))  # a stopped process is still killable
         assert len(cc(server.hints("ok.py"))) == 1
         wait_for(lambda: len(live_worker_pids(log_path)) == 2)
         server.close_stdin()
@@ -236,24 +235,24 @@ def test_a_file_changed_between_stat_and_read_is_never_served_stale(
         seen.append(data)
         return data
 
-    analyst = Analyst(str(tmp_path), lambda *a, **k: None)
+    analyst = Analyst(lambda *a, **k: None)
     monkeypatch.setattr(analyst_module, "read_source_bytes", read_after_the_change)
-    outcome = analyst.analyze(str(path))
+    outcome = analyst.analyze(str(path), TABLE)
     monkeypatch.setattr(analyst_module, "read_source_bytes", real_read)
     # What it answered is the analysis of the bytes it read (or nothing).
-    reference = Analyst(str(tmp_path), lambda *a, **k: None)
+    reference = Analyst(lambda *a, **k: None)
     if seen[0] is None:
         assert outcome.report.findings == []
     else:
         probe = tmp_path / "probe.py"
         probe.write_bytes(seen[0])
-        assert outcome.report.findings == reference.analyze(str(probe)).report.findings
+        assert outcome.report.findings == reference.analyze(str(probe), TABLE).report.findings
     # And from now on it answers for the file as it is, never for what was read before.
     with contextlib.suppress(OSError):
         path.chmod(0o644)
-    current = analyst.analyze(str(path)).report.findings
+    current = analyst.analyze(str(path), TABLE).report.findings
     if path.exists() and stat.S_ISREG(path.stat().st_mode):
-        assert current == reference.analyze(str(path)).report.findings
+        assert current == reference.analyze(str(path), TABLE).report.findings
     else:
         assert current == []
 
@@ -377,7 +376,7 @@ def test_a_client_that_sends_half_a_message_and_exits(tmp_path: Path, log_path: 
         server.close_stdout()
         server.close_stdin()
         assert server.proc.wait(timeout=5) == 0
-        assert not list(processes_in_group(server.pid))
+        assert not procfs.group(server.pid)
         stop = wait_for(lambda: events(log_path, "server_stop"))
         assert stop[0]["reason"] in {"end_of_input", "output_closed"}
     finally:
@@ -411,7 +410,7 @@ def test_a_non_blocking_stdout_gets_every_answer_whole(tmp_path: Path) -> None:
         server.initialize()
         count = 30  # about 1 MB of answers: the pipe holds 64 KiB
         stream = big_answer_requests(tmp_path, count)
-        in_fd = server.proc.stdin.fileno() if server.proc.stdin else -1
+        in_fd = server.in_fd
         os.write(in_fd, stream)  # a few KiB: fits the pipe; nothing is read back yet
         time.sleep(0.5)  # the server has filled the pipe and must wait now
         assert server.proc.poll() is None
@@ -465,16 +464,16 @@ def test_a_client_that_stops_reading_for_a_while_is_caught_up_with(
     with start(tmp_path, log_path) as server:
         count = 60  # about 2 MB of answers: the pipe holds 64 KiB
         stream = big_answer_requests(tmp_path, count)
-        in_fd = server.proc.stdin.fileno() if server.proc.stdin else -1
+        in_fd = server.in_fd
         view = memoryview(stream)
         with contextlib.suppress(BlockingIOError):
             while view:  # write what the pipe takes, reading nothing back
                 view = view[os.write(in_fd, view[:65536]) :]
         time.sleep(0.5)  # the server is blocked writing by now
-        before = cpu_seconds(server.pid)
+        before = procfs.cpu_seconds(server.pid)
         time.sleep(1.0)
         # Blocked, not spinning: it used (almost) no processor time meanwhile.
-        assert cpu_seconds(server.pid) - before < 0.5
+        assert procfs.cpu_seconds(server.pid) - before < 0.5
         assert server.proc.poll() is None
         server.write(bytes(view))
         catch_up(server, count)

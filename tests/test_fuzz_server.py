@@ -1,6 +1,7 @@
 """Fuzz the whole server loop over real pipes, against an independent reference model.
 
-Two properties (``fuzz_server.py`` holds the strategies, the model and the driver):
+Two properties (the model, the strategies, the workspace and the driver are
+``fuzz_model.py``, ``fuzz_strategies.py``, ``fuzz_workspace.py`` and ``fuzz_driver.py``):
 
 * ``test_fuzzed_streams_on_a_long_lived_server``: one server lives across all
   examples (replaced after a failure, and for one example in twenty, which then
@@ -24,7 +25,7 @@ remembers failures in ``.hypothesis/`` (5,000 + 250 examples, about six minutes)
 
 ``GZGUIDE_FUZZ_EXAMPLES`` sets the first property's examples; the second gets a
 twentieth of that (at least its CI count). A failing example's message carries the
-whole stream (a bytes literal, or a compressed blob for ``fuzz_server.decode_blob``
+whole stream (a bytes literal, or a compressed blob for ``fuzz_model.decode_blob``
 when it is long); every input found failing goes into ``REPLAYED`` below, with what
 it caught.
 """  # noqa: E501
@@ -39,19 +40,10 @@ import pytest
 from hypothesis import event, given, reject, settings
 from hypothesis import strategies as st
 
-from fuzz_server import (
-    Ending,
-    Finale,
-    FuzzDriver,
-    ReferenceServer,
-    check_ending,
-    check_on_fresh_server,
-    ending_plans,
-    fuzz_streams,
-    make_workspace,
-    prepare,
-    run_model,
-)
+from fuzz_driver import FuzzDriver, check_ending, check_on_fresh_server
+from fuzz_model import Ending, run_model
+from fuzz_strategies import Finale, ending_plans, fuzz_streams, prepare
+from fuzz_workspace import ReferenceServer, make_workspace
 from protocol_client import ServerProcess
 
 #: Tuned so that both properties together take about a minute on the project's

@@ -9,6 +9,7 @@ files, reporting per-metric agreement.
 from __future__ import annotations
 
 import ast
+import gc
 import subprocess
 import sys
 import sysconfig
@@ -380,6 +381,21 @@ def test_tokenizer_failure_falls_back_to_the_ast() -> None:
     module = _parse("def f(a, *b):\n    if a:\n        return b\n")
     module.tokens.clear()  # as if the tokenizer had rejected the text
     assert lizard_function_metrics(module) == {(1, 0): LizardValues(3, 2, 0, 1)}
+
+
+def test_a_pass_leaves_no_cyclic_garbage_behind() -> None:
+    # A worker freezes its heap after each job: anything only a full collection
+    # could free (an emulator in a reference cycle, with every token it holds)
+    # would stay until the next one.
+    module = parse_module(Path(sysconfig.get_paths()["stdlib"], "textwrap.py").read_bytes())
+    assert module is not None and module.tokens
+    gc.collect()
+    gc.disable()
+    try:
+        assert lizard_function_metrics(module)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_known_differences_are_documented() -> None:

@@ -18,7 +18,8 @@ import msgspec
 import pytest
 
 from gzguide import cli, loginspect
-from gzguide.loginspect import Summary, encode_json, format_text, percentile, summarize
+from gzguide.loginspect import Summary, encode_json, format_text, summarize
+from gzguide.percentile import percentile
 
 BASE = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 
@@ -349,7 +350,7 @@ def test_each_file_may_end_in_a_partial_line(tmp_path: Path) -> None:
 def test_over_long_line_is_skipped_as_malformed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(loginspect, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(loginspect.reading, "MAX_LINE_BYTES", 200)
     long = request(1, file_path="x" * 1000)
     log = write_log(tmp_path / "long.log", [request(0), long, request(2)], tail=long)
     summary = summarize([str(log)])

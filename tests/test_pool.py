@@ -9,18 +9,26 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gzguide import procfs
+from gzguide.analysis.thresholds import default_thresholds
+from gzguide.workers import Job, Outcome
+from gzguide.workers.fallback import Fallback
+from gzguide.workers.inprocess import InProcessBackend
 from gzguide.workers.pool import Pool
-from protocol_client import ServerProcess, processes_in_group
+from protocol_client import ServerProcess
 
 FAKE_WORKER = [sys.executable, str(Path(__file__).with_name("fake_worker.py"))]
+TABLE = default_thresholds()
 
 BRANCHY = """\
 def decide(a, b, c):
@@ -63,12 +71,9 @@ def wait_for(predicate: Any, timeout: float = 10.0) -> Any:
     raise AssertionError("condition not reached in time")
 
 
-def pid_alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
+def cpu_busy(pids: set[int]) -> bool:
+    """Whether one of ``pids`` is running (not sleeping) right now."""
+    return any((info := procfs.stat(pid)) is not None and info.state == "R" for pid in pids)
 
 
 def slow_source(functions: int = 40_000) -> str:
@@ -94,7 +99,7 @@ def ready_workers(log_path: Path, count: int) -> list[dict[str, Any]]:
 
 def live_worker_pids(log_path: Path) -> set[int]:
     started = {e["worker"]["pid"] for e in events(log_path, "worker_start")}
-    return {pid for pid in started if pid_alive(pid)}
+    return {pid for pid in started if procfs.is_alive(pid)}
 
 
 def request_lines(log_path: Path) -> list[dict[str, Any]]:
@@ -278,7 +283,7 @@ def test_sigkill_of_the_frontend_leaves_no_worker_behind(tmp_path: Path, log_pat
         os.kill(server.pid, signal.SIGKILL)
         server.proc.wait(timeout=5)
         time.sleep(2.0)
-        assert not [pid for pid in workers if pid_alive(pid)]
+        assert not [pid for pid in workers if procfs.is_alive(pid)]
     finally:
         server.kill()
 
@@ -300,8 +305,8 @@ def test_every_ending_reaps_every_worker(tmp_path: Path, log_path: Path, ending:
             server.close_stdout()
             server.send({"id": 10, "method": "analyze", "params": {"file_path": "ok.py"}})
         assert server.wait_exit(timeout=5) == 0
-        assert not list(processes_in_group(server.pid))
-        assert not [pid for pid in workers if pid_alive(pid)]
+        assert not procfs.group(server.pid)
+        assert not [pid for pid in workers if procfs.is_alive(pid)]
         stop = events(log_path, "server_stop")
         assert stop and stop[0]["reason"] in {"shutdown", "end_of_input", "output_closed"}
     finally:
@@ -311,6 +316,32 @@ def test_every_ending_reaps_every_worker(tmp_path: Path, log_path: Path, ending:
 # -- the pool on its own, with a worker that dies every way a worker can --------------
 
 
+def drive(pool: Pool, until: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Run the pool as the server's loop does (poll its pipes, tick at its deadline)."""
+    end = time.monotonic() + timeout
+    while not until():
+        assert time.monotonic() < end, "the pool did not finish in time"
+        poller = select.poll()
+        for fd, events in pool.watch():
+            poller.register(fd, events)
+        due = pool.next_deadline()
+        wait = 100 if due is None else max(0, int((due - time.monotonic()) * 1000) + 1)
+        for fd, events in poller.poll(min(wait, 100)):
+            pool.ready(fd, events)
+        now = time.monotonic()
+        if due is not None and now >= due:
+            pool.tick(now)
+
+
+def run(pool: Pool, paths: list[str], start_by: float | None = None) -> list[Outcome]:
+    """Each path's outcome, in order."""
+    outcomes: dict[int, Outcome] = {}
+    for index, path in enumerate(paths):
+        pool.submit(Job(path, TABLE, start_by), lambda o, i=index: outcomes.__setitem__(i, o))
+    drive(pool, lambda: len(outcomes) == len(paths))
+    return [outcomes[i] for i in range(len(paths))]
+
+
 @pytest.fixture
 def pool(tmp_path: Path) -> Any:
     seen: list[tuple[str, dict[str, Any]]] = []
@@ -318,7 +349,7 @@ def pool(tmp_path: Path) -> Any:
     def record(event: str, **fields: Any) -> None:
         seen.append((event, fields))
 
-    p = Pool(2, str(tmp_path), timeout=0.5, on_event=record, command=FAKE_WORKER)
+    p = Pool(2, timeout=0.5, on_event=record, command=FAKE_WORKER)
     p.events = seen
     p.start()
     yield p
@@ -331,34 +362,34 @@ def test_pool_survives_a_fault_and_fails_only_that_job(pool: Any, fault: str) ->
     slot = pool.affinity(bad)
     # Queue good jobs for the same worker behind the bad one.
     good = [p for p in (f"/nowhere/good{i}" for i in range(200)) if pool.affinity(p) == slot][:3]
-    outcomes = pool.analyze([bad, *good])
+    outcomes = run(pool, [bad, *good])
     assert outcomes[0].cache in {"crashed", "timeout"}
     assert outcomes[0].report.findings == []
-    assert [o.cache.startswith("pid") for o in outcomes[1:]] == [True] * len(good)
+    assert [o.cache for o in outcomes[1:]] == ["miss"] * len(good)
     assert len(pool.pids()) == 2
     replaced = [f for e, f in pool.events if e == "worker_replaced"]
     assert len(replaced) == 1
     assert replaced[0]["reason"] == ("timeout" if fault == "hang" else "crashed")
     # and it keeps working
-    assert [o.cache.startswith("pid") for o in pool.analyze(good)] == [True] * len(good)
+    assert [o.cache for o in run(pool, good)] == ["miss"] * len(good)
 
 
 def test_pool_workers_cannot_write_to_the_protocol_stream(pool: Any) -> None:
-    outcomes = pool.analyze(["/nowhere/print"])
-    assert outcomes[0].cache.startswith("pid")
+    outcomes = run(pool, ["/nowhere/print"])
+    assert outcomes[0].cache == "miss"
 
 
 def test_pool_skips_what_a_batch_deadline_leaves_and_keeps_working(pool: Any) -> None:
     paths = [f"/nowhere/file{i}" for i in range(40)]
-    late = pool.analyze(paths, deadline=time.monotonic() - 1)
+    late = run(pool, paths, time.monotonic() - 1)
     assert [o.cache for o in late] == ["skipped"] * 40
-    on_time = pool.analyze(paths, deadline=time.monotonic() + 60)
-    assert all(o.cache.startswith("pid") for o in on_time)
+    on_time = run(pool, paths, time.monotonic() + 60)
+    assert all(o.cache == "miss" for o in on_time)
 
 
 def test_pool_fans_a_batch_out_over_all_workers_in_order(pool: Any) -> None:
     paths = [f"/nowhere/file{i}" for i in range(40)]
-    outcomes = pool.analyze(paths)
+    outcomes = run(pool, paths)
     assert len(outcomes) == 40
     used = {o.worker for o in outcomes}
     assert len(used) == 2
@@ -368,10 +399,78 @@ def test_pool_fans_a_batch_out_over_all_workers_in_order(pool: Any) -> None:
 
 
 def test_pool_close_reaps_everything(tmp_path: Path) -> None:
-    p = Pool(2, str(tmp_path), timeout=1.0, on_event=lambda *a, **k: None, command=FAKE_WORKER)
+    p = Pool(2, timeout=1.0, on_event=lambda *a, **k: None, command=FAKE_WORKER)
     p.start()
-    p.analyze(["/nowhere/x"])
+    run(p, ["/nowhere/x"])
     pids = p.pids()
     p.close()
-    assert not [pid for pid in pids if pid_alive(pid)]
+    assert not [pid for pid in pids if procfs.is_alive(pid)]
     p.close()  # idempotent
+
+
+def test_an_idle_worker_that_sends_garbage_is_replaced_before_its_next_job(pool: Any) -> None:
+    assert [o.cache for o in run(pool, ["/nowhere/garbage"])] == ["miss"]
+    drive(pool, lambda: any(e == "worker_replaced" for e, _ in pool.events))
+    (replaced,) = [f for e, f in pool.events if e == "worker_replaced"]
+    assert replaced["reason"] == "crashed"
+    assert not [e for e, _ in pool.events if e == "job_failed"]  # it had nothing to lose
+    assert [o.cache for o in run(pool, ["/nowhere/garbage"])] == ["miss"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(["/nonexistent/python"], id="cannot-start"),
+        pytest.param([sys.executable, "-c", "raise SystemExit(3)"], id="dies-on-start-up"),
+    ],
+)
+def test_a_pool_that_cannot_run_workers_falls_back_to_in_process_analysis(
+    tmp_path: Path, command: list[str]
+) -> None:
+    (tmp_path / "ok.py").write_text(BRANCHY)
+    old = time.time_ns() - 10 * 10**9
+    os.utime(tmp_path / "ok.py", ns=(old, old))  # out of the racy window: hits are plain
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    def record(event: str, **fields: Any) -> None:
+        seen.append((event, fields))
+
+    pool = Pool(2, timeout=5.0, on_event=record, command=command)
+    backend = Fallback(pool, InProcessBackend, record)
+    try:
+        outcomes: list[Outcome] = []
+        paths = [str(tmp_path / "ok.py"), str(tmp_path / "missing.py")] * 3
+        for path in paths:
+            backend.submit(Job(path, TABLE), outcomes.append)
+        drive(pool, lambda: len(outcomes) == len(paths))
+        # Jobs that died with a worker before the pool gave up are lost (crashed);
+        # every other one was analyzed in-process.
+        analyzed = [o.cache for o in outcomes if o.cache != "crashed"]
+        assert analyzed and set(analyzed) <= {"miss", "hit", "unanalyzable"}
+        unavailable = [f for e, f in seen if e == "pool_unavailable"]
+        assert len(unavailable) == 1 and unavailable[0]["fallback"] == "in-process"
+        more: list[Outcome] = []
+        backend.submit(Job(str(tmp_path / "ok.py"), TABLE), more.append)
+        assert [o.cache for o in more] == ["hit"]  # at once, in this process
+        assert pool.scheduler.gave_up is not None
+    finally:
+        backend.close()
+
+
+def test_a_long_request_notices_at_once_that_stdout_closed(tmp_path: Path, log_path: Path) -> None:
+    for i in range(4):
+        (tmp_path / "slow" / f"s{i}.py").parent.mkdir(exist_ok=True)
+        (tmp_path / "slow" / f"s{i}.py").write_text(slow_source())
+    server = start(tmp_path, log_path, "--analysis-timeout", "60")
+    try:
+        ready_workers(log_path, 2)
+        server.send({"id": 3, "method": "analyze", "params": {"file_path": "slow"}})
+        wait_for(lambda: cpu_busy(live_worker_pids(log_path)))
+        server.close_stdout()
+        assert server.wait_exit() == 0
+        (stop,) = events(log_path, "server_stop")
+        assert stop["reason"] == "output_closed"
+        # It stopped in the middle of the request: the request never got its line.
+        assert not [e for e in events(log_path, "request") if e.get("request_id") == 3]
+    finally:
+        server.kill()

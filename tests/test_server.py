@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from gzguide import procfs
 from protocol_client import (
     ServerProcess,
     Spawn,
@@ -32,7 +33,6 @@ from protocol_client import (
     frame,
     initialize_message,
     message,
-    peak_rss_kib,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -421,7 +421,7 @@ def test_over_long_header_line_is_reported_before_it_ends(shared: ServerProcess)
 
 def test_endless_header_line_is_consumed_in_constant_memory(shared: ServerProcess) -> None:
     probe(shared)
-    before = peak_rss_kib(shared.pid)
+    before = procfs.peak_rss_kib(shared.pid)
     shared.write(b"X-Endless: ")
     chunk = b"b" * (1 << 20)
     for _ in range(96):  # 96 MiB without a line end
@@ -429,13 +429,13 @@ def test_endless_header_line_is_consumed_in_constant_memory(shared: ServerProces
     expect_parse_error(shared)
     shared.write(b"\r\n\r\n" + valid_frame("after"))
     expect_valid(shared, "after")
-    grown_mib = (peak_rss_kib(shared.pid) - before) / 1024
+    grown_mib = (procfs.peak_rss_kib(shared.pid) - before) / 1024
     assert grown_mib < 32, f"peak RSS grew by {grown_mib:.0f} MiB for a 96 MiB header line"
 
 
 def test_huge_body_is_discarded_in_constant_memory(shared: ServerProcess) -> None:
     probe(shared)
-    before = peak_rss_kib(shared.pid)
+    before = procfs.peak_rss_kib(shared.pid)
     size = 96 * 1024 * 1024
     shared.write(b"Content-Length: %d\r\n\r\n" % size)
     expect_parse_error(shared)
@@ -444,7 +444,7 @@ def test_huge_body_is_discarded_in_constant_memory(shared: ServerProcess) -> Non
         shared.write(chunk)
     shared.write(valid_frame("after"))
     expect_valid(shared, "after")
-    grown_mib = (peak_rss_kib(shared.pid) - before) / 1024
+    grown_mib = (procfs.peak_rss_kib(shared.pid) - before) / 1024
     assert grown_mib < 32, f"peak RSS grew by {grown_mib:.0f} MiB for a 96 MiB discarded body"
 
 

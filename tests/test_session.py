@@ -18,7 +18,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from gzguide.analysis.model import FileReport, Finding
+from gzguide.answer import Answer, FileAnswer, WorkerRef, unanswered
 from gzguide.framing import encode_frame
+from gzguide.freshness import CacheState
 from gzguide.messages import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -26,18 +29,19 @@ from gzguide.messages import (
     PARSE_ERROR,
     VERSION_MISMATCH,
     AnalyzeParams,
+    AnalyzeResponse,
     AnalyzeResult,
     EmptyResult,
     Hint,
     InitializeResult,
     Response,
+    ResponseEncoder,
     ResultResponse,
-    encode_hints,
+    answer_hints,
     encode_response,
-    encode_response_parts,
     error_response,
 )
-from gzguide.session import Reply, Session, State
+from gzguide.session import Pending, Reply, RequestRecord, Session, State, StopReason
 from protocol_client import (
     HINT_SCHEMA,
     PROTOCOL_SCHEMA,
@@ -75,15 +79,49 @@ HINT = Hint(
 )
 
 
+#: HINT as the analysis reports it (a finding, without a path).
+FINDING = Finding(
+    metric=HINT.metric,
+    precedence_band=HINT.precedence_band,
+    crossing_value=HINT.crossing_value,
+    archetype=HINT.archetype,
+    headline=HINT.doctrinal_frame_headline,
+    move=HINT.recommended_move,
+    start_line=HINT.start_line,
+    end_line=HINT.end_line,
+    start_byte=0,
+    end_byte=100,
+)
+
+
 class RecordingAnalyzer:
-    """Stands in for the analysis: records params, answers one hint per call."""
+    """Stands in for the service: records params, answers one hint per call."""
 
     def __init__(self) -> None:
         self.calls: list[AnalyzeParams] = []
 
-    def __call__(self, params: AnalyzeParams) -> list[Hint]:
+    def __call__(self, params: AnalyzeParams) -> Answer:
         self.calls.append(params)
-        return [msgspec.structs.replace(HINT, file_path=params.file_path)]
+        part = FileAnswer(params.file_path, FileReport([FINDING]), CacheState.MISS)
+        return Answer(params.file_path, None, (part,))
+
+
+class Conversation:
+    """A session whose analyze requests are answered at once, by a stand-in service."""
+
+    def __init__(self, analyzer: RecordingAnalyzer) -> None:
+        self.session = Session()
+        self.analyzer = analyzer
+
+    @property
+    def state(self) -> State:
+        return self.session.state
+
+    def handle_body(self, body: bytes) -> Reply:
+        step = self.session.handle_body(body)
+        if isinstance(step, Pending):
+            return self.session.answered(step, self.analyzer(step.params))
+        return step
 
 
 def as_body(msg: Any) -> bytes:
@@ -92,13 +130,13 @@ def as_body(msg: Any) -> bytes:
     return json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def answer(session: Session, msg: Any) -> tuple[dict[str, Any], Reply]:
+def answer(session: Conversation, msg: Any) -> tuple[dict[str, Any], Reply]:
     """Hand ``msg`` (an object, or raw body bytes) to the session; the checked reply."""
     reply = session.handle_body(as_body(msg))
     return check_body(encode_response(reply.response)), reply
 
 
-def error_code(session: Session, msg: Any) -> int:
+def error_code(session: Conversation, msg: Any) -> int:
     decoded, _ = answer(session, msg)
     assert "error" in decoded, decoded
     code: int = decoded["error"]["code"]
@@ -111,13 +149,13 @@ def analyzer() -> RecordingAnalyzer:
 
 
 @pytest.fixture
-def new(analyzer: RecordingAnalyzer) -> Session:
-    return Session(analyzer)
+def new(analyzer: RecordingAnalyzer) -> Conversation:
+    return Conversation(analyzer)
 
 
 @pytest.fixture
-def ready(analyzer: RecordingAnalyzer) -> Session:
-    session = Session(analyzer)
+def ready(analyzer: RecordingAnalyzer) -> Conversation:
+    session = Conversation(analyzer)
     decoded, _ = answer(session, init(1))
     assert "result" in decoded
     return session
@@ -134,24 +172,24 @@ def analyze(id: Any = 2, **params: Any) -> dict[str, Any]:
 # -- before initialize ------------------------------------------------------------------
 
 
-def test_example_1_initialize_answer_byte_for_byte(new: Session) -> None:
+def test_example_1_initialize_answer_byte_for_byte(new: Conversation) -> None:
     reply = new.handle_body(b'{"id":1,"method":"initialize","params":{"clientVersion":"1.0"}}')
     assert encode_frame(encode_response(reply.response)) == EXAMPLE_1_RESPONSE
-    assert reply.exit_code is None
+    assert reply.stop is None
     assert new.state is State.READY
 
 
 @pytest.mark.parametrize(
     "version", ["1.0", "1.9", "1.0.3", "1.2.3.4", "01.2", "001.0", "1.0-beta", "1.0rc1", "1.99999"]
 )
-def test_initialize_same_major(new: Session, version: str) -> None:
+def test_initialize_same_major(new: Conversation, version: str) -> None:
     decoded, reply = answer(new, init(7, version))
     assert decoded == {"id": 7, "result": {"version": "1.0", "capabilities": ["analyze"]}}
-    assert reply.exit_code is None
+    assert reply.stop is None
     assert new.state is State.READY
 
 
-def test_initialize_ignores_unknown_params(new: Session) -> None:
+def test_initialize_ignores_unknown_params(new: Conversation) -> None:
     decoded, _ = answer(new, init(1, "1.4", clientName="vim", features={"x": [1, 2]}))
     assert decoded["result"]["version"] == "1.0"
     assert new.state is State.READY
@@ -181,7 +219,7 @@ def test_initialize_ignores_unknown_params(new: Session) -> None:
     ],
 )
 def test_initialize_bad_params_is_invalid_params_and_client_may_retry(
-    new: Session, params: Any
+    new: Conversation, params: Any
 ) -> None:
     msg: dict[str, Any] = {"id": 4, "method": "initialize"}
     if params != "absent":
@@ -189,17 +227,17 @@ def test_initialize_bad_params_is_invalid_params_and_client_may_retry(
     decoded, reply = answer(new, msg)
     assert decoded["id"] == 4
     assert decoded["error"]["code"] == INVALID_PARAMS
-    assert reply.exit_code is None
+    assert reply.stop is None
     assert new.state is State.NEW
     decoded, _ = answer(new, init(5))
     assert decoded["result"]["capabilities"] == ["analyze"]
     assert new.state is State.READY
 
 
-def test_example_3_version_mismatch_byte_for_byte(new: Session) -> None:
+def test_example_3_version_mismatch_byte_for_byte(new: Conversation) -> None:
     reply = new.handle_body(b'{"id":3,"method":"initialize","params":{"clientVersion":"2.0"}}')
     assert encode_frame(encode_response(reply.response)) == EXAMPLE_3_RESPONSE
-    assert reply.exit_code == 1
+    assert reply.stop is StopReason.VERSION_MISMATCH
 
 
 @pytest.mark.parametrize(
@@ -216,7 +254,7 @@ def test_example_3_version_mismatch_byte_for_byte(new: Session) -> None:
     ],
 )
 def test_version_mismatch_compares_majors_as_integers(
-    new: Session, version: str, major: str
+    new: Conversation, version: str, major: str
 ) -> None:
     decoded, reply = answer(new, init("m", version))
     assert decoded == {
@@ -227,7 +265,7 @@ def test_version_mismatch_compares_majors_as_integers(
             "with server major version 1",
         },
     }
-    assert reply.exit_code == 1
+    assert reply.stop is StopReason.VERSION_MISMATCH
 
 
 @pytest.mark.parametrize(
@@ -240,18 +278,18 @@ def test_version_mismatch_compares_majors_as_integers(
     ],
 )
 def test_analyze_before_initialize_is_method_not_found(
-    new: Session, analyzer: RecordingAnalyzer, params: dict[str, Any]
+    new: Conversation, analyzer: RecordingAnalyzer, params: dict[str, Any]
 ) -> None:
     decoded, reply = answer(new, analyze(9, **params))
     assert decoded["id"] == 9
     assert decoded["error"]["code"] == METHOD_NOT_FOUND
     assert "not initialized" in decoded["error"]["message"]
-    assert reply.exit_code is None
+    assert reply.stop is None
     assert analyzer.calls == []
     assert new.state is State.NEW
 
 
-def test_analyze_without_params_before_initialize(new: Session) -> None:
+def test_analyze_without_params_before_initialize(new: Conversation) -> None:
     assert error_code(new, {"id": 1, "method": "analyze"}) == METHOD_NOT_FOUND
 
 
@@ -262,13 +300,13 @@ def test_analyze_without_params_before_initialize(new: Session) -> None:
 def test_shutdown_answers_empty_result_and_exits_0(
     request: pytest.FixtureRequest, state: str, params: Any
 ) -> None:
-    session: Session = request.getfixturevalue(state)
+    session: Conversation = request.getfixturevalue(state)
     msg: dict[str, Any] = {"id": "bye", "method": "shutdown"}
     if params != "absent":
         msg["params"] = params
     decoded, reply = answer(session, msg)
     assert decoded == {"id": "bye", "result": {}}
-    assert reply.exit_code == 0
+    assert reply.stop is StopReason.SHUTDOWN
     assert encode_response(reply.response) == b'{"id":"bye","result":{}}'
 
 
@@ -277,23 +315,26 @@ def test_shutdown_answers_empty_result_and_exits_0(
 
 @pytest.mark.parametrize("version", ["1.0", "2.0", "nonsense"])
 def test_initialize_again_is_invalid_request_and_changes_nothing(
-    ready: Session, analyzer: RecordingAnalyzer, version: str
+    ready: Conversation, analyzer: RecordingAnalyzer, version: str
 ) -> None:
     decoded, reply = answer(ready, init(11, version))
     assert decoded["id"] == 11
     assert decoded["error"]["code"] == INVALID_REQUEST
-    assert reply.exit_code is None
+    assert reply.stop is None
     assert ready.state is State.READY
     decoded, _ = answer(ready, analyze(12, file_path="a.py"))
     assert [h["file_path"] for h in decoded["result"]["hints"]] == ["a.py"]
 
 
-def test_analyze_passes_params_to_the_analyzer(ready: Session, analyzer: RecordingAnalyzer) -> None:
+def test_analyze_passes_params_to_the_analyzer(
+    ready: Conversation, analyzer: RecordingAnalyzer
+) -> None:
     decoded, reply = answer(ready, analyze(2, file_path="/src/mymodule/parser.py"))
     assert analyzer.calls == [AnalyzeParams(file_path="/src/mymodule/parser.py")]
     assert decoded["id"] == 2
     assert [h["file_path"] for h in decoded["result"]["hints"]] == ["/src/mymodule/parser.py"]
-    assert reply.exit_code is None and reply.hints == 1
+    assert reply.stop is None and reply.record is not None
+    assert reply.record.answer is not None and reply.record.answer.hint_count() == 1
 
 
 @pytest.mark.parametrize(
@@ -308,7 +349,7 @@ def test_analyze_passes_params_to_the_analyzer(ready: Session, analyzer: Recordi
     ],
 )
 def test_analyze_cursor_accepted(
-    ready: Session, analyzer: RecordingAnalyzer, cursor: Any, expected: int | None
+    ready: Conversation, analyzer: RecordingAnalyzer, cursor: Any, expected: int | None
 ) -> None:
     params: dict[str, Any] = {"file_path": "m.py"}
     if cursor != "absent":
@@ -318,7 +359,9 @@ def test_analyze_cursor_accepted(
     assert analyzer.calls[-1].cursor_position == expected
 
 
-def test_analyze_cursor_of_any_size_is_valid(ready: Session, analyzer: RecordingAnalyzer) -> None:
+def test_analyze_cursor_of_any_size_is_valid(
+    ready: Conversation, analyzer: RecordingAnalyzer
+) -> None:
     # More digits than Python converts from text by default: still an integer >= 0,
     # and certainly past the end of any file.
     body = b'{"id":3,"method":"analyze","params":{"file_path":"m.py","cursor_position":%b}}' % (
@@ -331,7 +374,7 @@ def test_analyze_cursor_of_any_size_is_valid(ready: Session, analyzer: Recording
     assert params.cursor_position is not None and params.cursor_position > 4 * 1024 * 1024
 
 
-def test_analyze_ignores_unknown_params(ready: Session, analyzer: RecordingAnalyzer) -> None:
+def test_analyze_ignores_unknown_params(ready: Conversation, analyzer: RecordingAnalyzer) -> None:
     decoded, _ = answer(ready, analyze(3, file_path="m.py", cursor_position=1, future={"a": 1}))
     assert "result" in decoded
     assert analyzer.calls == [AnalyzeParams(file_path="m.py", cursor_position=1)]
@@ -366,7 +409,7 @@ def test_analyze_ignores_unknown_params(ready: Session, analyzer: RecordingAnaly
     ],
 )
 def test_analyze_bad_params_is_invalid_params(
-    ready: Session, analyzer: RecordingAnalyzer, params: Any
+    ready: Conversation, analyzer: RecordingAnalyzer, params: Any
 ) -> None:
     msg: dict[str, Any] = {"id": "p", "method": "analyze"}
     if params != "absent":
@@ -375,18 +418,18 @@ def test_analyze_bad_params_is_invalid_params(
     assert decoded["id"] == "p"
     assert decoded["error"]["code"] == INVALID_PARAMS
     assert decoded["error"]["message"]
-    assert reply.exit_code is None
+    assert reply.stop is None
     assert analyzer.calls == []
     assert ready.state is State.READY
 
 
 @pytest.mark.parametrize("exponent", [b"1e3", b"1E3", b"1e0", b"-0.0"])
-def test_analyze_cursor_written_as_a_float_is_invalid(ready: Session, exponent: bytes) -> None:
+def test_analyze_cursor_written_as_a_float_is_invalid(ready: Conversation, exponent: bytes) -> None:
     body = b'{"id":1,"method":"analyze","params":{"file_path":"a","cursor_position":%b}}' % exponent
     assert error_code(ready, body) == INVALID_PARAMS
 
 
-def test_analyze_huge_negative_cursor_is_invalid(ready: Session) -> None:
+def test_analyze_huge_negative_cursor_is_invalid(ready: Conversation) -> None:
     body = b'{"id":1,"method":"analyze","params":{"file_path":"a","cursor_position":-%b}}' % (
         b"9" * 5000
     )
@@ -417,7 +460,7 @@ def test_analyze_huge_negative_cursor_is_invalid(ready: Session) -> None:
 def test_bad_or_unknown_method_is_method_not_found(
     request: pytest.FixtureRequest, state: str, method: Any
 ) -> None:
-    session: Session = request.getfixturevalue(state)
+    session: Conversation = request.getfixturevalue(state)
     before = session.state
     msg: dict[str, Any] = {"id": 21, "params": {}}
     if method != "absent":
@@ -425,7 +468,7 @@ def test_bad_or_unknown_method_is_method_not_found(
     decoded, reply = answer(session, msg)
     assert decoded["id"] == 21
     assert decoded["error"]["code"] == METHOD_NOT_FOUND
-    assert reply.exit_code is None
+    assert reply.stop is None
     assert session.state is before
 
 
@@ -479,16 +522,16 @@ PARSE_ERRORS = {
 @pytest.mark.parametrize("state", ["new", "ready"])
 @pytest.mark.parametrize("body", list(PARSE_ERRORS.values()), ids=list(PARSE_ERRORS))
 def test_parse_errors(request: pytest.FixtureRequest, state: str, body: bytes) -> None:
-    session: Session = request.getfixturevalue(state)
+    session: Conversation = request.getfixturevalue(state)
     before = session.state
     decoded, reply = answer(session, body)
     assert decoded["id"] is None
     assert decoded["error"]["code"] == PARSE_ERROR
-    assert reply.exit_code is None
+    assert reply.stop is None
     assert session.state is before
 
 
-def test_valid_surrogate_pair_is_fine(ready: Session, analyzer: RecordingAnalyzer) -> None:
+def test_valid_surrogate_pair_is_fine(ready: Conversation, analyzer: RecordingAnalyzer) -> None:
     body = b'{"id":1,"method":"analyze","params":{"file_path":"\\ud83d\\udc0d.py"}}'
     decoded, _ = answer(ready, body)
     assert decoded["result"]["hints"][0]["file_path"] == "🐍.py"
@@ -517,12 +560,12 @@ INVALID_REQUESTS = {
 @pytest.mark.parametrize("state", ["new", "ready"])
 @pytest.mark.parametrize("body", list(INVALID_REQUESTS.values()), ids=list(INVALID_REQUESTS))
 def test_invalid_requests(request: pytest.FixtureRequest, state: str, body: bytes) -> None:
-    session: Session = request.getfixturevalue(state)
+    session: Conversation = request.getfixturevalue(state)
     before = session.state
     decoded, reply = answer(session, body)
     assert decoded["id"] is None
     assert decoded["error"]["code"] == INVALID_REQUEST
-    assert reply.exit_code is None  # not even for a shutdown without a valid id
+    assert reply.stop is None  # not even for a shutdown without a valid id
     assert session.state is before
 
 
@@ -531,7 +574,7 @@ def test_invalid_requests(request: pytest.FixtureRequest, state: str, body: byte
     [0, -1, 7, 2**53 + 1, 2**64, -(2**64), 10**30, "", "1", "id with spaces", "é🐍\u2028", "\\\"'"],
     ids=repr,
 )
-def test_ids_are_echoed_exactly(ready: Session, request_id: Any) -> None:
+def test_ids_are_echoed_exactly(ready: Conversation, request_id: Any) -> None:
     for msg in (
         {"id": request_id, "method": "analyze", "params": {"file_path": "a"}},  # result
         {"id": request_id, "method": "nope"},  # error
@@ -542,24 +585,24 @@ def test_ids_are_echoed_exactly(ready: Session, request_id: Any) -> None:
         assert type(decoded["id"]) is type(request_id)
 
 
-def test_integer_id_is_not_turned_into_a_string(ready: Session) -> None:
+def test_integer_id_is_not_turned_into_a_string(ready: Conversation) -> None:
     reply = ready.handle_body(b'{"id":10,"method":"nope"}')
     assert encode_response(reply.response).startswith(b'{"id":10,')
     reply = ready.handle_body(b'{"id":"10","method":"nope"}')
     assert encode_response(reply.response).startswith(b'{"id":"10",')
 
 
-def test_framing_error_reply(new: Session) -> None:
+def test_framing_error_reply(new: Conversation) -> None:
     reply = Session.framing_error("header line without a colon")
     decoded = check_body(encode_response(reply.response))
     assert decoded["id"] is None
     assert decoded["error"]["code"] == PARSE_ERROR
     assert "header line without a colon" in decoded["error"]["message"]
-    assert reply.exit_code is None
+    assert reply.stop is None
     assert new.state is State.NEW
 
 
-def test_field_order_of_responses(ready: Session) -> None:
+def test_field_order_of_responses(ready: Conversation) -> None:
     reply = ready.handle_body(b'{"id":5,"method":"analyze","params":{"file_path":"f.py"}}')
     body = encode_response(reply.response)
     assert body.startswith(b'{"id":5,"result":{"hints":[{"metric":')
@@ -569,41 +612,118 @@ def test_field_order_of_responses(ready: Session) -> None:
     assert error.startswith(b'{"id":5,"error":{"code":-32601,"message":')
 
 
-#: A hint whose strings need escaping (quotes, a backslash, non-ASCII).
-ESCAPED_HINT = msgspec.structs.replace(
-    HINT, doctrinal_frame_headline='h\u00e9 \\ "quoted"', file_path="dir/\u00e9.py"
-)
+#: A finding whose strings need escaping (quotes, a backslash, non-ASCII).
+ESCAPED = msgspec.structs.replace(FINDING, headline='h\u00e9 \\ "quoted"')
 request_ids = st.one_of(st.integers(min_value=-(2**63), max_value=2**64 - 1), st.text())
+
+
+def file_answer(findings: list[Finding], cursor: int | None = None) -> Answer:
+    part = FileAnswer("dir/\u00e9.py", FileReport(findings), CacheState.HIT, WorkerRef(1, 99))
+    return Answer("dir/\u00e9.py", cursor, (part,))
+
+
+def folder_answer(count: int) -> Answer:
+    parts = tuple(
+        FileAnswer(f"dir/m{i}.py", FileReport([ESCAPED] * i), CacheState.MISS) for i in range(count)
+    )
+    return Answer("dir", None, parts, directory=True)
 
 
 @given(request_id=request_ids, count=st.integers(min_value=0, max_value=3))
 def test_response_parts_join_to_the_encoded_response(request_id: int | str, count: int) -> None:
-    encoded = encode_hints([ESCAPED_HINT] * count)
     responses: list[Response] = [
-        ResultResponse(request_id, AnalyzeResult(hints=encoded.raw)),
-        ResultResponse(request_id, AnalyzeResult(hints=[ESCAPED_HINT] * count)),
+        ResultResponse(request_id, AnalyzeResult(hints=[HINT] * count)),
         ResultResponse(request_id, InitializeResult(version="1.0", capabilities=["analyze"])),
         ResultResponse(request_id, EmptyResult()),
         error_response(request_id, METHOD_NOT_FOUND, "Method not found: 'x'"),
         error_response(None, PARSE_ERROR, "Parse error"),
     ]
+    encoder = ResponseEncoder()
     for response in responses:
-        parts = encode_response_parts(response)
-        assert b"".join(parts) == encode_response(response)
+        assert b"".join(encoder.parts(response)) == encode_response(response)
 
 
-def test_encoded_hints_are_sent_as_they_are_held() -> None:
-    encoded = encode_hints([ESCAPED_HINT] * 50)
-    session = Session(lambda _params: encoded)
-    session.handle_body(b'{"id":1,"method":"initialize","params":{"clientVersion":"1.0"}}')
-    reply = session.handle_body(b'{"id":"a","method":"analyze","params":{"file_path":"f.py"}}')
-    parts = encode_response_parts(reply.response)
-    expected = [b'{"id":"a","result":{"hints":', bytes(encoded.raw), b"}}"]
-    assert [bytes(p) for p in parts] == expected
-    assert reply.hints == 50
+@given(
+    request_id=request_ids,
+    count=st.integers(min_value=0, max_value=3),
+    cursor=st.sampled_from([None, 0, 99, 100]),
+)
+def test_an_answer_encodes_as_its_hints_would(
+    request_id: int | str, count: int, cursor: int | None
+) -> None:
+    encoder = ResponseEncoder()
+    for answer in (
+        file_answer([ESCAPED] * count, cursor),
+        folder_answer(count),
+        unanswered("x.py", cursor),
+    ):
+        struct = ResultResponse(request_id, AnalyzeResult(hints=answer_hints(answer)))
+        expected = msgspec.json.encode(struct)
+        for _ in range(2):  # encoded, then given again from what the encoder holds
+            assert b"".join(encoder.parts(AnalyzeResponse(request_id, answer))) == expected
+        assert len(check_body(expected)["result"]["hints"]) == answer.hint_count()
 
 
-def test_a_full_conversation(new: Session, analyzer: RecordingAnalyzer) -> None:
+def test_an_unchanged_answer_is_spliced_from_the_bytes_held() -> None:
+    encoder = ResponseEncoder()
+    answer = file_answer([ESCAPED] * 50)
+    first = encoder.parts(AnalyzeResponse("a", answer))
+    again = encoder.parts(AnalyzeResponse(7, answer))
+    assert again[0] == b'{"id":7,"result":{"hints":' and again[2] == b"}}"
+    assert again[1] is first[1]  # the very bytes held, not encoded again
+    # A new report (a new file version) is encoded anew, and so is another cursor.
+    changed = file_answer([ESCAPED] * 50)
+    assert encoder.parts(AnalyzeResponse(7, changed))[1] is not first[1]
+    assert encoder.parts(AnalyzeResponse(7, file_answer([ESCAPED], 5)))[1] is not first[1]
+
+
+def test_the_request_record_carries_the_answer_facts() -> None:
+    single = RequestRecord(3, "analyze", "ok", 60, file_answer([ESCAPED] * 2, cursor=200))
+    assert single.log_fields(1.5) == {
+        "request_id": 3,
+        "method": "analyze",
+        "outcome": "ok",
+        "duration_ms": 1.5,
+        "bytes_in": 60,
+        "hints": 0,  # the cursor is past both findings
+        "file_path": "dir/\u00e9.py",
+        "cache": "hit",
+        "worker": {"index": 1, "pid": 99},
+    }
+    folder = Answer("dir", None, folder_answer(3).files, directory=True, walk_complete=False)
+    fields = RequestRecord(4, "analyze", "ok", 60, folder).log_fields(2.0)
+    assert fields["hints"] == 3 and fields["files"] == 3 and fields["cache"] == {"miss": 3}
+    assert fields["walk_complete"] is False
+    failed = RequestRecord(5, "analyze", "ok", 60, unanswered("x.py", None)).log_fields(0.1)
+    assert failed["hints"] == 0 and failed["file_path"] == "x.py" and "cache" not in failed
+    plain = RequestRecord(None, None, "-32700", 3).log_fields(0.1)
+    assert plain["hints"] is None and "file_path" not in plain
+
+
+def test_stop_reasons_and_their_exit_statuses() -> None:
+    codes = {reason.value: reason.exit_code for reason in StopReason}
+    assert codes == {
+        "shutdown": 0,
+        "version_mismatch": 1,
+        "end_of_input": 0,
+        "output_closed": 0,
+        "interrupted": 130,
+        "terminated": 143,
+    }
+
+
+def test_an_analyze_request_is_pending_until_the_service_answers(
+    ready: Conversation,
+) -> None:
+    body = b'{"id":"a","method":"analyze","params":{"file_path":"f"}}'
+    step = ready.session.handle_body(body)
+    assert step == Pending("a", AnalyzeParams(file_path="f"), len(body))
+    reply = ready.session.answered(step, unanswered("f", None))
+    assert encode_response(reply.response) == b'{"id":"a","result":{"hints":[]}}'
+    assert reply.record is not None and reply.record.method == "analyze"
+
+
+def test_a_full_conversation(new: Conversation, analyzer: RecordingAnalyzer) -> None:
     steps: list[tuple[Any, int | None]] = [
         (analyze(1, file_path="a"), METHOD_NOT_FOUND),
         (init(2, "x"), INVALID_PARAMS),
@@ -619,10 +739,10 @@ def test_a_full_conversation(new: Session, analyzer: RecordingAnalyzer) -> None:
     for msg, code in steps:
         decoded, reply = answer(new, msg)
         assert decoded.get("error", {}).get("code") == code, (msg, decoded)
-        assert reply.exit_code is None
+        assert reply.stop is None
     assert [p.file_path for p in analyzer.calls] == ["a", "b"]
     decoded, reply = answer(new, {"id": 9, "method": "shutdown"})
-    assert decoded == {"id": 9, "result": {}} and reply.exit_code == 0
+    assert decoded == {"id": 9, "result": {}} and reply.stop is StopReason.SHUTDOWN
 
 
 # -- the shipped schemas --------------------------------------------------------------------

@@ -35,9 +35,10 @@ def _worker_count(text: str) -> int:
     return value
 
 
-#: Each worker's heap limit by default. The largest file analyzed (4 MiB of real
-#: code) peaks at about 420 MiB; a pathological one of the same size (one literal
-#: list of two million items) would take 3 GiB and most of a minute.
+#: Each worker's heap limit by default: well above the peak of the largest file the
+#: server analyzes (4 MiB of real code), well below what a pathological file of
+#: that size takes (one huge literal list); ``benchmarks/README.md`` ("Where the
+#: constants come from") says how both were measured.
 DEFAULT_WORKER_MEMORY_MIB = 1024
 
 
@@ -144,19 +145,26 @@ def run_server(args: argparse.Namespace) -> int:
 
     from gzguide import PROTOCOL_VERSION, __version__, logs
     from gzguide.daemon import serve
-    from gzguide.jobs import AnalysisService
-    from gzguide.workspace import thresholds_path
+    from gzguide.service import AnalysisService
+    from gzguide.workers.memo import Memo
+    from gzguide.workspace import ThresholdSource
 
     logs.quiet_stray_output()
     root = os.path.abspath(args.root or os.getcwd())
-    table = thresholds_path(root)
     log_fd = logs.open_log_fd(args.log_file)
     logs.configure(args.log_level, log_fd, deferred=True, process="frontend")
     log = logs.get_logger()
+    events = logs.event_sink(log)
     workers = (os.cpu_count() or 1) if args.workers is None else args.workers
-    backend, pool = _make_backend(args, root, workers, logs.event_sink(log))
+    backend, pool = _make_backend(args, workers, events)
+    table = ThresholdSource(root, events)
     service = AnalysisService(
-        root, backend, on_error=log.error, directory_budget_s=args.analysis_timeout
+        root,
+        backend,
+        memo=Memo(),
+        on_error=log.error,
+        directory_budget_s=args.analysis_timeout,
+        thresholds=table,
     )
     log.info(
         "server_start",
@@ -166,60 +174,53 @@ def run_server(args: argparse.Namespace) -> int:
         workers=workers,
         analysis_timeout_s=args.analysis_timeout,
         worker_memory_mib=args.worker_memory or None,
-        thresholds=table if os.path.exists(table) else "embedded",
+        thresholds=table.path if table.exists() else "embedded",
     )
     try:
-        return serve(
-            service,
-            log,
-            out_fd,
-            companion=pool,
-            request_fields=lambda: service.last,
-            idle=logs.flush,
-        )
+        companions = [pool] if pool is not None else []
+        return serve(service, log, out_fd, companions=companions, idle=logs.flush)
     finally:
         backend.close()
         logs.flush()
 
 
 def _make_backend(
-    args: argparse.Namespace, root: str, workers: int, events: Callable[..., None]
+    args: argparse.Namespace, workers: int, events: Callable[..., None]
 ) -> tuple[Backend, Pool | None]:
-    """The memo in front of the pool, or of in-process analysis with ``--workers 0``."""
-    from gzguide.workers.memo import Memo
-    from gzguide.workspace import thresholds_path
+    """The pool, falling back to in-process analysis; in-process only with ``--workers 0``.
 
-    table = thresholds_path(root)
+    The pool is returned too: the server's loop watches its pipes.
+    """
+    from gzguide.workers.inprocess import InProcessBackend
+
     if workers == 0:
-        from gzguide.workers import InProcessBackend
-
-        return Memo(InProcessBackend(root, on_event=events), table), None
+        return InProcessBackend(on_event=events), None
+    from gzguide.workers.fallback import Fallback
     from gzguide.workers.pool import Pool
 
     pool = Pool(
         workers,
-        root,
         args.analysis_timeout,
         on_event=events,
         log_level=args.log_level,
         log_file=args.log_file,
         memory_mib=args.worker_memory or None,
     )
-    return Memo(pool, table), pool
+    return Fallback(pool, lambda: InProcessBackend(on_event=events), events), pool
 
 
 def run_oneshot(args: argparse.Namespace) -> int:
     import msgspec
 
-    from gzguide.jobs import AnalysisService
-    from gzguide.messages import AnalyzeParams, Hint
-    from gzguide.workers import InProcessBackend
+    from gzguide.messages import AnalyzeParams, Hint, answer_hints
+    from gzguide.service import AnalysisService
+    from gzguide.workers.inprocess import InProcessBackend
 
     root = os.path.abspath(args.root or os.getcwd())
-    service = AnalysisService(root, InProcessBackend(root))
+    service = AnalysisService(root, InProcessBackend())
     hints: list[Hint] = []
     for path in args.paths:
-        hints.extend(service.hints(AnalyzeParams(file_path=path)))
+        hints.extend(answer_hints(service.analyze_now(AnalyzeParams(file_path=path))))
     if args.json:
         sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(hints), indent=2) + b"\n")
     else:
@@ -234,7 +235,7 @@ def run_measure(args: argparse.Namespace) -> int:
     from gzguide.analysis.discovery import source_files
     from gzguide.analysis.inventory import values_of
     from gzguide.analysis.source import read_source_bytes
-    from gzguide.jobs import join_request_path
+    from gzguide.service import join_request_path
 
     rows: list[dict[str, object]] = []
     status = 0

@@ -6,8 +6,18 @@ the real stdout is duplicated to a private descriptor for frames, and fd 1 (with
 child process's output can never reach the client's stream.
 
 One request at a time: read until the decoder yields an event, answer it, flush,
-repeat. Exit rules: ``shutdown`` -> 0 after its answer; EOF -> 0; a version
-mismatch -> 1 after its answer; a closed stdout -> quietly, with 0.
+repeat. An analyze request's answer comes from the service, which may give it at
+once or later; meanwhile nothing more is read. The session's reply says when to
+stop (``shutdown``, a version mismatch); the server itself stops at EOF, when the
+client closes its stdout, and on SIGTERM. Each reason has its exit status
+(:class:`~gzguide.session.StopReason`).
+
+There is one loop and one wait (:class:`Loop`). Each wait polls stdin (when a
+request may be read), stdout for its hang-up alone (so a client that closed it is
+noticed at once, also in the middle of a long request), and every descriptor of
+the companions (the worker pool's pipes, busy or idle), up to the earliest of
+their deadlines; whatever happened is handed to its owner. :class:`Server` is the
+protocol's front end on that loop.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ from types import FrameType
 from typing import Any, Final, Protocol
 
 from gzguide import PROTOCOL_VERSION, __version__
+from gzguide.answer import Answer
 from gzguide.framing import (
     DISCARD_CHUNK,
     NEED_DATA,
@@ -33,8 +44,9 @@ from gzguide.framing import (
     Realigned,
     frame_parts,
 )
-from gzguide.messages import encode_response_parts
-from gzguide.session import Analyzer, Reply, Session
+from gzguide.messages import ResponseEncoder
+from gzguide.service import AnalysisService
+from gzguide.session import Pending, Reply, Session, StopReason
 
 #: stdin is read in the pieces the framing decoder is built around (constant memory).
 READ_CHUNK: Final = DISCARD_CHUNK
@@ -97,127 +109,178 @@ def _raise_exit(signum: int, _frame: FrameType | None) -> None:
 
 
 class Companion(Protocol):
-    """Something that runs beside the server loop (the worker pool).
+    """Something the server's loop watches besides stdin and stdout (the worker pool)."""
 
-    While the server waits for input it also watches the companion's descriptors
-    and hands each readable one back to it, so the companion notices events (a
-    worker's death) at once, not at the next request.
+    def start(self) -> None:
+        """Called once the first answer is out: start-up never waits on it."""
+        ...
+
+    def watch(self) -> list[tuple[int, int]]:
+        """Descriptors to poll now, with their poll events."""
+        ...
+
+    def ready(self, fd: int, events: int) -> None:
+        """A descriptor of :meth:`watch` reported ``events``."""
+        ...
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`tick` is due (``time.monotonic()`` seconds), if ever."""
+        ...
+
+    def tick(self, now: float) -> None:
+        """Its deadline was reached."""
+        ...
+
+
+def _timeout_ms(deadline: float | None, now: float, cap_ms: int | None) -> int | None:
+    """How long a poll may wait: until ``deadline`` (rounded up), at most ``cap_ms``."""
+    if deadline is None:
+        return cap_ms
+    wait = max(0, int((deadline - now) * 1000) + 1)
+    return wait if cap_ms is None else min(wait, cap_ms)
+
+
+class Loop:
+    """The server's one wait, turn by turn: stdin, stdout's hang-up, the companions.
+
+    A front end calls :meth:`turn` whenever it has nothing else to do. A turn is
+    one ``poll`` over stdin (when ``reading``), the output descriptor (polled for
+    no event at all: only an error or hang-up is reported, which is how a client
+    that closed our stdout shows up) and every companion descriptor, up to the
+    earliest companion deadline. Bytes from stdin go to ``on_input`` (``b""`` at
+    its end), every other event to its companion, and companions whose deadline
+    has come are ticked. Each wait starts with a short one (``IDLE_AFTER_MS``);
+    only when nothing arrived is :attr:`idle` called (held-back log lines written)
+    before the real wait.
     """
-
-    def start(self) -> None: ...
-
-    def watch_fds(self) -> list[int]: ...
-
-    def service(self, fd: int) -> None: ...
-
-
-class Server:
-    """Serves one client over a pair of descriptors until the session ends."""
 
     def __init__(
         self,
-        analyzer: Analyzer,
         in_fd: int,
         out_fd: int,
-        log: Any,
-        companion: Companion | None = None,
-        request_fields: Callable[[], dict[str, Any]] | None = None,
+        companions: Sequence[Companion],
+        on_input: Callable[[bytes], None],
     ) -> None:
-        self.session = Session(analyzer)
-        self.decoder = FrameDecoder()
         self.in_fd = in_fd
         self.out_fd = out_fd
-        self.log = log
-        self.companion = companion
-        self.request_fields = request_fields
-        self.requests = 0
-        self.started = time.monotonic()
-        #: Called whenever the server is about to wait for input (it flushes logs).
+        self.companions = tuple(companions)
+        self.on_input = on_input
         self.idle: Callable[[], None] = lambda: None
 
-    def send(self, reply: Reply) -> None:
-        write_all(self.out_fd, frame_parts(encode_response_parts(reply.response)))
-
-    def _wait_for_input(self) -> None:
-        """Block until stdin is readable, watching stdout and the companion meanwhile.
-
-        The output descriptor is polled for no event at all: only an error or hang-up
-        is reported, which is how a client that closed our stdout shows up, so an idle
-        server notices at once instead of at its next write. Each wait starts with a
-        short one (``IDLE_AFTER_MS``); only when nothing arrived is :attr:`idle` called
-        (held-back log lines written) and the wait made open-ended.
-        """
-        companion = self.companion
-        while True:
-            poller = select.poll()
+    def turn(self, reading: bool) -> None:
+        poller = select.poll()
+        if reading:
             poller.register(self.in_fd, select.POLLIN)
-            poller.register(self.out_fd, 0)
-            watched = companion.watch_fds() if companion is not None else []
-            for fd in watched:
-                poller.register(fd, select.POLLIN)
-            events = poller.poll(IDLE_AFTER_MS)
-            if not events:
-                self.idle()  # nothing to do for a moment: write what was held back
-                events = poller.poll(None)
-            ready = False
-            for fd, _mask in events:
-                if fd == self.in_fd:
-                    ready = True
-                elif fd == self.out_fd:
-                    raise OutputClosed
-                elif companion is not None:
-                    companion.service(fd)
-            if ready:
-                return
+        poller.register(self.out_fd, 0)
+        owners: dict[int, Companion] = {}
+        deadline: float | None = None
+        for companion in self.companions:
+            for fd, events in companion.watch():
+                poller.register(fd, events)
+                owners[fd] = companion
+            due = companion.next_deadline()
+            if due is not None and (deadline is None or due < deadline):
+                deadline = due
+        ready = poller.poll(_timeout_ms(deadline, time.monotonic(), IDLE_AFTER_MS))
+        if not ready and (deadline is None or time.monotonic() < deadline):
+            self.idle()  # nothing to do for a moment: write what was held back
+            ready = poller.poll(_timeout_ms(deadline, time.monotonic(), None))
+        for fd, events in ready:
+            if fd == self.out_fd:
+                raise OutputClosed
+            if fd == self.in_fd:
+                self.read_input()
+            else:
+                owners[fd].ready(fd, events)
+        now = time.monotonic()
+        for companion in self.companions:
+            due = companion.next_deadline()
+            if due is not None and due <= now:
+                companion.tick(now)
 
-    def _read(self) -> None:
-        self._wait_for_input()
+    def read_input(self) -> None:
         try:
             chunk = os.read(self.in_fd, READ_CHUNK)
         except BlockingIOError:
             return  # a non-blocking stdin whose data another reader took: wait again
         except OSError:
             chunk = b""
+        self.on_input(chunk)
+
+
+class Server:
+    """Serves one client of the protocol over a pair of descriptors until the session ends."""
+
+    def __init__(
+        self,
+        service: AnalysisService,
+        in_fd: int,
+        out_fd: int,
+        log: Any,
+        companions: Sequence[Companion] = (),
+    ) -> None:
+        self.session = Session()
+        self.service = service
+        self.encoder = ResponseEncoder()
+        self.decoder = FrameDecoder()
+        self.out_fd = out_fd
+        self.log = log
+        self.loop = Loop(in_fd, out_fd, companions, self._input)
+        self.requests = 0
+        self.started = time.monotonic()
+        #: The analyze request waiting for its answer, and when its frame arrived.
+        self._pending: tuple[Pending, float] | None = None
+        self._stop: StopReason | None = None
+
+    def send(self, reply: Reply) -> None:
+        write_all(self.out_fd, frame_parts(self.encoder.parts(reply.response)))
+
+    def _input(self, chunk: bytes) -> None:
         if chunk:
             self.decoder.receive_data(chunk)
         else:
             self.decoder.receive_eof()
 
-    def _request(self, frame: Frame) -> Reply:
+    def _frame(self, frame: Frame) -> None:
         started = time.perf_counter()
-        reply = self.session.handle_body(frame.body)
+        step = self.session.handle_body(frame.body)
+        if isinstance(step, Pending):
+            self._pending = (step, started)
+            self.service.analyze(step.params, self._answered)
+        else:
+            self._finish(step, started)
+
+    def _answered(self, answer: Answer) -> None:
+        assert self._pending is not None, "an answer nobody asked for"
+        pending, started = self._pending
+        self._pending = None
+        self._finish(self.session.answered(pending, answer), started)
+
+    def _finish(self, reply: Reply, started: float) -> None:
+        """Send a request's reply, then log it (the answer never waits for its log line)."""
         self.send(reply)
         duration_ms = round((time.perf_counter() - started) * 1000, 3)
         self.requests += 1
-        if self.requests == 1 and self.companion is not None:
-            self.companion.start()  # after the first answer: start-up never waits on it
-        extra = self.request_fields() if reply.hints is not None and self.request_fields else {}
-        self.log.info(
-            "request",
-            request_id=reply.response.id,
-            method=reply.method,
-            outcome=reply.outcome,
-            duration_ms=duration_ms,
-            bytes_in=len(frame.body),
-            hints=reply.hints,
-            **extra,
-        )
-        return reply
+        if self.requests == 1:
+            for companion in self.loop.companions:
+                companion.start()
+        if reply.record is not None:
+            self.log.info("request", **reply.record.log_fields(duration_ms))
+        if reply.stop is not None:
+            self._stop = reply.stop
 
-    def run(self) -> tuple[int, str]:
-        """Serve until the session ends; the exit status and why it ended."""
+    def run(self) -> StopReason:
+        """Serve until the session ends; why it ended."""
         decoder = self.decoder
-        while True:
+        while self._stop is None:
+            if self._pending is not None:
+                self.loop.turn(reading=False)  # an answer is owed: nothing more is read
+                continue
             event = decoder.next_event()
             if event is NEED_DATA:
-                self._read()
+                self.loop.turn(reading=True)
             elif isinstance(event, Frame):
-                reply = self._request(event)
-                if reply.exit_code is not None:
-                    return (
-                        reply.exit_code,
-                        "shutdown" if reply.exit_code == 0 else "version_mismatch",
-                    )
+                self._frame(event)
             elif isinstance(event, FramingError):
                 self.send(Session.framing_error(event.message))
                 self.log.warning(
@@ -232,16 +295,16 @@ class Server:
                 )
             elif isinstance(event, EndOfStream):
                 self.log.info("end_of_input", truncated=event.truncated)
-                return 0, "end_of_input"
+                return StopReason.END_OF_INPUT
+        return self._stop
 
 
 def serve(
-    analyzer: Analyzer,
+    service: AnalysisService,
     log: Any,
     out_fd: int,
     in_fd: int = 0,
-    companion: Companion | None = None,
-    request_fields: Callable[[], dict[str, Any]] | None = None,
+    companions: Sequence[Companion] = (),
     idle: Callable[[], None] | None = None,
 ) -> int:
     """Run the server on ``in_fd``/``out_fd``; returns the process exit status.
@@ -249,23 +312,25 @@ def serve(
     ``idle`` is called whenever the server is about to wait for input.
     """
     signal.signal(signal.SIGTERM, _raise_exit)
-    server = Server(analyzer, in_fd, out_fd, log, companion, request_fields)
+    server = Server(service, in_fd, out_fd, log, companions)
     if idle is not None:
-        server.idle = idle
+        server.loop.idle = idle
     gc.freeze()  # what start-up loaded lives for good: keep it out of every collection
-    reason = "unknown"
-    code = 0
     try:
-        code, reason = server.run()
+        reason = server.run()
+        code = reason.exit_code
     except OutputClosed:
-        reason, code = "output_closed", 0
+        reason = StopReason.OUTPUT_CLOSED
+        code = reason.exit_code
     except KeyboardInterrupt:
-        reason, code = "interrupted", 130
+        reason = StopReason.INTERRUPTED
+        code = reason.exit_code
     except SystemExit as exc:
-        reason, code = "terminated", exc.code if isinstance(exc.code, int) else 1
+        reason = StopReason.TERMINATED
+        code = exc.code if isinstance(exc.code, int) else 1
     log.info(
         "server_stop",
-        reason=reason,
+        reason=reason.value,
         exit_code=code,
         requests=server.requests,
         uptime_s=round(time.monotonic() - server.started, 3),

@@ -13,15 +13,22 @@ failures are ``-32602`` with msgspec's precise message. Unknown fields are ignor
 everywhere (a 1.x client may send parameters a 1.0 server does not know).
 
 Responses are Structs too, so field order is fixed (hint fields in schema order),
-output is compact, and ``result`` and ``error`` can never appear together.
+output is compact, and ``result`` and ``error`` can never appear together. An
+analyze answer is held as the service's :class:`~gzguide.answer.Answer` until it
+is encoded: this module alone turns findings into hints and hints into bytes, and
+its :class:`ResponseEncoder` keeps the encoded hints of unchanged file versions, so
+an answer given again is spliced from bytes it already holds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import OrderedDict
 from typing import Annotated, Any, Final, TypeVar
 
 import msgspec
+
+from gzguide.analysis.model import FileReport, Finding
+from gzguide.answer import Answer
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -93,16 +100,8 @@ class Hint(msgspec.Struct, gc=False):
     end_line: int
 
 
-@dataclass(frozen=True, slots=True)
-class EncodedHints:
-    """A hint array already encoded as JSON, for an answer given again verbatim."""
-
-    raw: msgspec.Raw
-    count: int
-
-
 class AnalyzeResult(msgspec.Struct):
-    hints: list[Hint] | msgspec.Raw
+    hints: list[Hint]
 
 
 class EmptyResult(msgspec.Struct):
@@ -117,7 +116,14 @@ class ResultResponse(msgspec.Struct):
     result: ResultBody
 
 
-Response = ResultResponse | ErrorResponse
+class AnalyzeResponse(msgspec.Struct, frozen=True):
+    """An analyze request's result: its :class:`Answer`, as hints once encoded."""
+
+    id: RequestId
+    answer: Answer
+
+
+Response = ResultResponse | ErrorResponse | AnalyzeResponse
 
 
 def error_response(request_id: RequestId | None, code: int, message: str) -> ErrorResponse:
@@ -264,24 +270,83 @@ def _params_path(exc: msgspec.ValidationError) -> str:
     return text.replace("`$.", "`params.").replace("`$`", "`params`")
 
 
-def encode_response(response: Response) -> bytes:
-    return _encoder.encode(response)
+def to_hint(finding: Finding, file_path: str) -> Hint:
+    return Hint(
+        metric=finding.metric,
+        precedence_band=finding.precedence_band,
+        crossing_value=finding.crossing_value,
+        archetype=finding.archetype,
+        doctrinal_frame_headline=finding.headline,
+        recommended_move=finding.move,
+        file_path=file_path,
+        start_line=finding.start_line,
+        end_line=finding.end_line,
+    )
 
 
-def encode_response_parts(response: Response) -> list[bytes | memoryview]:
-    """The bytes of :func:`encode_response`, as pieces that join to exactly them.
+def answer_hints(answer: Answer) -> list[Hint]:
+    """The hints an answer stands for, in the order they are sent."""
+    if not answer.directory:
+        return [
+            to_hint(f, part.hint_path)
+            for part in answer.files
+            for f in part.report.at_cursor(answer.cursor)
+        ]
+    return [to_hint(f, part.hint_path) for part in answer.files for f in part.report.findings]
 
-    An analyze answer whose hints are encoded already (a whole file's answer is tens
-    of KiB) is not copied into a new buffer: its pieces are the envelope's opening,
-    the hints as they are held, and the envelope's closing.
+
+#: How many encoded answers a :class:`ResponseEncoder` keeps (a few KiB each).
+MAX_ENCODED_ANSWERS: Final = 256
+
+_CLOSE_ANALYZE: Final = b"}}"
+
+
+class ResponseEncoder:
+    """Turns responses into the pieces of their JSON body, remembering encoded answers.
+
+    An editor asks about the same unchanged file again and again, and its answer
+    (tens of KiB of hints for a whole file) would be encoded anew each time. The
+    encoder keeps the encoded hints of each (path, cursor) for as long as the
+    answer carries the very same report object, which the backends hand back for
+    an unchanged file version; such an answer is then spliced from the held bytes
+    (the envelope's opening, the hints, its closing) without copying them.
     """
-    if isinstance(response, ResultResponse):
-        result = response.result
-        if isinstance(result, AnalyzeResult) and isinstance(result.hints, msgspec.Raw):
-            opening = b'{"id":%b,"result":{"hints":' % _encoder.encode(response.id)
-            return [opening, memoryview(result.hints), b"}}"]
-    return [_encoder.encode(response)]
+
+    def __init__(self, max_answers: int = MAX_ENCODED_ANSWERS) -> None:
+        self.max_answers = max_answers
+        self._held: OrderedDict[tuple[str, int | None], tuple[FileReport, bytes]] = OrderedDict()
+
+    def encode(self, response: Response) -> bytes:
+        return b"".join(self.parts(response))
+
+    def parts(self, response: Response) -> list[bytes | memoryview]:
+        """The bytes of ``response``'s body, as pieces that join to exactly them."""
+        if not isinstance(response, AnalyzeResponse):
+            return [_encoder.encode(response)]
+        opening = b'{"id":%b,"result":{"hints":' % _encoder.encode(response.id)
+        return [opening, self._hints(response.answer), _CLOSE_ANALYZE]
+
+    def _hints(self, answer: Answer) -> bytes:
+        files = answer.files
+        if answer.directory or len(files) != 1 or not self.max_answers:
+            return _encoder.encode(answer_hints(answer))
+        part = files[0]
+        key = (part.hint_path, answer.cursor)
+        held = self._held.get(key)
+        if held is not None and held[0] is part.report:
+            self._held.move_to_end(key)
+            return held[1]
+        encoded = _encoder.encode(answer_hints(answer))
+        self._held[key] = (part.report, encoded)
+        self._held.move_to_end(key)
+        while len(self._held) > self.max_answers:
+            self._held.popitem(last=False)
+        return encoded
 
 
-def encode_hints(hints: list[Hint]) -> EncodedHints:
-    return EncodedHints(msgspec.Raw(_encoder.encode(hints)), len(hints))
+_plain: Final = ResponseEncoder(max_answers=0)
+
+
+def encode_response(response: Response) -> bytes:
+    """The JSON body of ``response``, compact, fields in schema order."""
+    return _plain.encode(response)

@@ -15,18 +15,24 @@ ready             analyze                      the analyzer's hints, or -32602
 any               shutdown                     ``{}``, then exit with status 0
 ================  ===========================  ==========================================
 
-The session does no I/O. Analysis is a callable handed in by the caller, so the
-session neither knows nor cares whether hints come from this process or a pool.
+The session does no I/O and no analysis. A valid ``analyze`` request becomes a
+:class:`Pending` step: whoever drives the session has the service answer its
+params, then hands the :class:`~gzguide.answer.Answer` to :meth:`Session.answered`
+for the reply. Every reply carries its response, the reason to stop after it
+(if any) and the request's log record, so nothing about a request travels on the
+side.
 """
 
 from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable
-from typing import Final, NamedTuple
+from typing import Final
+
+import msgspec
 
 from gzguide import PROTOCOL_VERSION
+from gzguide.answer import Answer
 from gzguide.messages import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -34,15 +40,14 @@ from gzguide.messages import (
     PARSE_ERROR,
     VERSION_MISMATCH,
     AnalyzeParams,
-    AnalyzeResult,
+    AnalyzeResponse,
     EmptyResult,
-    EncodedHints,
     ErrorResponse,
-    Hint,
     InitializeParams,
     InitializeResult,
     ParamsError,
     Request,
+    RequestId,
     Response,
     ResultResponse,
     decode_params,
@@ -53,8 +58,6 @@ from gzguide.messages import (
 CAPABILITIES: Final = ("analyze",)
 SERVER_MAJOR: Final = int(PROTOCOL_VERSION.split(".")[0])
 _MAJOR: Final = re.compile(r"[0-9]+")
-
-Analyzer = Callable[[AnalyzeParams], list[Hint] | EncodedHints]
 
 
 def _major_of(version: str) -> str:
@@ -73,87 +76,162 @@ class State(enum.Enum):
     READY = "ready"
 
 
-class Reply(NamedTuple):
-    """What to send, and whether to exit (with which status) once it is sent."""
+class StopReason(enum.Enum):
+    """Why the server stops, and the exit status that goes with it."""
 
-    response: Response
-    exit_code: int | None = None
-    #: The request's method when it had a valid one (for logs); None otherwise.
-    method: str | None = None
-    #: How many hints an analyze answer carries (for logs).
-    hints: int | None = None
+    SHUTDOWN = "shutdown"
+    VERSION_MISMATCH = "version_mismatch"
+    END_OF_INPUT = "end_of_input"
+    OUTPUT_CLOSED = "output_closed"
+    INTERRUPTED = "interrupted"
+    TERMINATED = "terminated"
 
     @property
-    def outcome(self) -> str:
-        if isinstance(self.response, ErrorResponse):
-            return str(self.response.error.code)
-        return "ok"
+    def exit_code(self) -> int:
+        return _EXIT_CODES[self]
+
+
+_EXIT_CODES: Final = {
+    StopReason.SHUTDOWN: 0,
+    StopReason.VERSION_MISMATCH: 1,
+    StopReason.END_OF_INPUT: 0,
+    StopReason.OUTPUT_CLOSED: 0,
+    StopReason.INTERRUPTED: 130,
+    StopReason.TERMINATED: 128 + 15,  # SIGTERM, the one signal the server handles
+}
+
+
+class RequestRecord(msgspec.Struct, frozen=True):
+    """What a request's log line says; its duration is added by whoever timed it."""
+
+    request_id: RequestId | None
+    #: The method when it was a valid one; None otherwise (unknown, missing, not JSON).
+    method: str | None
+    #: ``ok``, or the error code.
+    outcome: str
+    bytes_in: int
+    #: An analyze request's answer, whose facts the line reports.
+    answer: Answer | None = None
+
+    def log_fields(self, duration_ms: float) -> dict[str, object]:
+        fields: dict[str, object] = {
+            "request_id": self.request_id,
+            "method": self.method,
+            "outcome": self.outcome,
+            "duration_ms": duration_ms,
+            "bytes_in": self.bytes_in,
+            "hints": None,
+        }
+        answer = self.answer
+        if answer is None:
+            return fields
+        fields["hints"] = answer.hint_count()
+        fields["file_path"] = answer.path
+        if answer.directory:
+            states: dict[str, int] = {}
+            for part in answer.files:
+                states[part.cache.value] = states.get(part.cache.value, 0) + 1
+            fields.update(files=len(answer.files), cache=states)
+            if not answer.walk_complete:
+                fields["walk_complete"] = False
+        elif answer.files:
+            (part,) = answer.files
+            worker = part.worker.as_log() if part.worker is not None else None
+            fields.update(cache=part.cache.value, worker=worker)
+        return fields
+
+
+class Reply(msgspec.Struct, frozen=True):
+    """What to send, whether to stop once it is sent, and what to log about it."""
+
+    response: Response
+    #: None for a framing error, which is logged as such, not as a request.
+    record: RequestRecord | None
+    stop: StopReason | None = None
+
+
+class Pending(msgspec.Struct, frozen=True):
+    """A valid analyze request: its answer comes from the service (see :meth:`Session.answered`)."""
+
+    request_id: RequestId
+    params: AnalyzeParams
+    bytes_in: int
+
+
+def _outcome(response: Response) -> str:
+    if isinstance(response, ErrorResponse):
+        return str(response.error.code)
+    return "ok"
 
 
 class Session:
     """One client's session: the lifecycle state and the dispatch of its requests."""
 
-    def __init__(self, analyzer: Analyzer) -> None:
-        self._analyzer = analyzer
+    def __init__(self) -> None:
         self.state = State.NEW
 
-    def handle_body(self, body: bytes) -> Reply:
-        """Answer one complete frame body."""
+    def handle_body(self, body: bytes) -> Reply | Pending:
+        """Answer one complete frame body, or say that its answer is the service's to give."""
         decoded = decode_request(body)
+        size = len(body)
         if isinstance(decoded, ErrorResponse):
-            return Reply(decoded)
-        return self.handle_request(decoded)
-
-    def handle_request(self, request: Request) -> Reply:
-        method = request.method
+            return Reply(decoded, RequestRecord(decoded.id, None, _outcome(decoded), size))
+        method = decoded.method
         if method == "initialize":
-            return self._initialize(request)
+            return self._reply(decoded, size, *self._initialize(decoded))
         if method == "analyze":
-            return self._analyze(request)
+            return self._analyze(decoded, size)
         if method == "shutdown":
-            return Reply(ResultResponse(request.id, EmptyResult()), exit_code=0, method=method)
+            bye = ResultResponse(decoded.id, EmptyResult())
+            return self._reply(decoded, size, bye, StopReason.SHUTDOWN)
         message = f"Method not found: {method!r}"
-        return Reply(error_response(request.id, METHOD_NOT_FOUND, message), method=None)
+        unknown = error_response(decoded.id, METHOD_NOT_FOUND, message)
+        return Reply(unknown, RequestRecord(decoded.id, None, _outcome(unknown), size))
+
+    def answered(self, pending: Pending, answer: Answer) -> Reply:
+        """The reply to a pending analyze request, once the service has answered it."""
+        response = AnalyzeResponse(pending.request_id, answer)
+        record = RequestRecord(pending.request_id, "analyze", "ok", pending.bytes_in, answer)
+        return Reply(response, record)
 
     @staticmethod
     def framing_error(message: str) -> Reply:
         """The answer to a framing error: one parse error with a null id."""
-        return Reply(error_response(None, PARSE_ERROR, f"Parse error: {message}"))
+        return Reply(error_response(None, PARSE_ERROR, f"Parse error: {message}"), None)
 
-    def _initialize(self, request: Request) -> Reply:
-        method = request.method
+    @staticmethod
+    def _reply(
+        request: Request, size: int, response: Response, stop: StopReason | None = None
+    ) -> Reply:
+        record = RequestRecord(request.id, request.method, _outcome(response), size)
+        return Reply(response, record, stop)
+
+    def _initialize(self, request: Request) -> tuple[Response, StopReason | None]:
         if self.state is State.READY:
             message = "Invalid Request: the session is already initialized"
-            return Reply(error_response(request.id, INVALID_REQUEST, message), method=method)
+            return error_response(request.id, INVALID_REQUEST, message), None
         try:
             params = decode_params(request.params, InitializeParams)
         except ParamsError as exc:
-            return Reply(error_response(request.id, INVALID_PARAMS, str(exc)), method=method)
+            return error_response(request.id, INVALID_PARAMS, str(exc)), None
         client_major = _major_of(params.clientVersion)
         if client_major != str(SERVER_MAJOR):
             message = (
                 f"VERSION_MISMATCH: client major version {client_major} "
                 f"is incompatible with server major version {SERVER_MAJOR}"
             )
-            return Reply(
-                error_response(request.id, VERSION_MISMATCH, message), exit_code=1, method=method
-            )
+            response = error_response(request.id, VERSION_MISMATCH, message)
+            return response, StopReason.VERSION_MISMATCH
         self.state = State.READY
         result = InitializeResult(version=PROTOCOL_VERSION, capabilities=list(CAPABILITIES))
-        return Reply(ResultResponse(request.id, result), method=method)
+        return ResultResponse(request.id, result), None
 
-    def _analyze(self, request: Request) -> Reply:
-        method = request.method
+    def _analyze(self, request: Request, size: int) -> Reply | Pending:
         if self.state is not State.READY:
             message = "Method not found: the session is not initialized (send initialize first)"
-            return Reply(error_response(request.id, METHOD_NOT_FOUND, message), method=method)
+            return self._reply(request, size, error_response(request.id, METHOD_NOT_FOUND, message))
         try:
             params = decode_params(request.params, AnalyzeParams)
         except ParamsError as exc:
-            return Reply(error_response(request.id, INVALID_PARAMS, str(exc)), method=method)
-        hints = self._analyzer(params)
-        if isinstance(hints, EncodedHints):
-            result, count = AnalyzeResult(hints=hints.raw), hints.count
-        else:
-            result, count = AnalyzeResult(hints=hints), len(hints)
-        return Reply(ResultResponse(request.id, result), method=method, hints=count)
+            return self._reply(request, size, error_response(request.id, INVALID_PARAMS, str(exc)))
+        return Pending(request.id, params, size)

@@ -75,7 +75,7 @@ from __future__ import annotations
 import ast
 import re
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
 from gzguide.analysis.parsed import ParsedModule
@@ -431,147 +431,155 @@ class _Emulator:
         self.case_end = -1  # last token index read ahead for a ``case``
         self.case_keyword = False
         self._offsets: list[int] | None = None
+        # Where the pass is in the physical lines.
+        self.line_start = True  # the next token starts a line
+        self.carry: tuple[bool, int, int, int] | None = None  # see _pieces
+        self.prev_row = 1  # row where the previous token ended
+        self.end_row = 0  # row of the last NL/NEWLINE
+        # Only a row whose text ends with a backslash can be joined to the next one,
+        # so rows are compared token by token only while on such a row.
+        self.joinable = self._backslash_rows()
+        self.check = False  # on such a row now
+        self.tabs = "\t" in text
 
     # ----------------------------------------------------------------- driving
 
     def run(self) -> _Emulator:
+        """One pass over the tokens: each goes to the step for its kind, which says where to go on.
+
+        INDENT and DEDENT tokens have no step: lizard's reader never sees them.
+        """
         tokens = self.tokens
-        interesting = _INTERESTING
-        ccn_words = _CCN_WORDS
-        nd_tokens = _ND_TOKENS
-        triples = _TRIPLES
-        number, string, comment = _NUMBER, _STRING, _COMMENT
-        code_types, line_ends = _CODE_TYPES, _LINE_ENDS
-        indents_dedents = _INDENTS
-        string_starts = _STRING_STARTS
-        busy = _BUSY_FSTRING.search
-        glob = self.glob
-        indents = self.indents
-        read = self._read
-        on_token = self._token
-        read_run = self._read_run
-        first = _FIRST
-        stack = self.stack
-        line_start = True
-        carry: tuple[bool, int, int, int] | None = None  # see _pieces
-        # Only a row whose text ends with a backslash can be joined to the next one,
-        # so rows are compared token by token only while on such a row.
-        joinable = self._backslash_rows()
-        joins = bool(joinable)
-        tabs = "\t" in self.text
-        check = False
-        prev_row = 1  # row where the previous token ended
-        end_row = 0  # row of the last NL/NEWLINE
-        state = _GLOBAL
-        it = enumerate(tokens)
-        for i, tok in it:
-            typ = tok[0]
-            if typ in code_types:
-                s = tok[1]
-                if line_start:
-                    line_start = False
-                    start = tok[2]
-                    row = start[0]
-                    if carry is not None or row - end_row > 1:
-                        state = self._odd_line_start(tok, end_row, carry)
-                        carry = None
-                    else:
-                        cur = self.cur
-                        if cur is glob or cur.rparen:
-                            col = start[1]
-                            spaces = col + 7 * tok[4].count("\t", 0, col) if tabs and col else col
-                            top = indents[-1]
-                            if spaces > top:
-                                indents.append(spaces)
-                                stack.append(self.pending)
-                                self.pending = None
-                            elif spaces < top and s != ")":
-                                self._set_nesting(spaces, False)
-                                cur = self.cur
-                        cur.nloc += 1
-                    prev_row = row
-                    check = joins and row in joinable
-                elif check and tok[2][0] != prev_row:
-                    row = tok[2][0]
-                    state = self._backslashes(row - prev_row)
-                    prev_row = row
-                    check = row in joinable
-                if s in interesting:
-                    if state or s == "def" or s == "case" or tokens[i - 1][0] == number:
-                        state = on_token(i, tok)
-                    else:
-                        cur = self.cur
-                        if s in ccn_words:
-                            cur.ccn += 1
-                        if s in nd_tokens:
-                            _depth(cur, s)
-                elif state == first:  # the body's first token: the header is over
-                    state = self.state = _GLOBAL
-                elif state:
-                    for _ in range(read_run(tokens, i) - 1):
-                        next(it)
-                    state = self.state
-            elif typ in line_ends:
-                row = tok[2][0]
-                if check and not line_start and row != prev_row:
-                    # A backslash before a blank line: lizard counts the join.
-                    state = self._backslashes(row - prev_row)
-                line_start = True
-                carry = None
-                end_row = row
-            elif typ in indents_dedents:
-                continue
-            elif typ == string or typ in string_starts:
-                if line_start:
-                    line_start = False
-                    state = self._odd_line_start(tok, end_row, carry)
-                    carry = None
-                elif check and tok[2][0] != prev_row:
-                    state = self._backslashes(tok[2][0] - prev_row)
-                if typ == string:
-                    s = tok[1]
-                    prev_row = tok[3][0]
-                    check = prev_row in joinable
-                    c = s[0]
-                    if state == first and (c == '"' or c == "'") and s.startswith(triples):
-                        # A docstring: its lines count, then all of them and one more
-                        # are taken back (lizard's first-line rule), so NLOC - 1.
-                        self.cur.nloc -= 1
-                        state = self.state = _GLOBAL
-                        continue
-                    head = s[:5]  # a prefix has at most 2 letters
-                    if "\n" not in s and triples[0] not in head and triples[1] not in head:
-                        if c == '"' or c == "'":
-                            # A plain one-line string only matters inside a def header.
-                            if state:
-                                read(s, False)
-                                state = self.state
-                            continue
-                        if not state and (c == "f" or c == "F") and not busy(s):
-                            continue  # an f-string whose fields hold nothing lizard counts
-                    end = i
-                else:
-                    end = self._string_end(i)
-                    s = self._slice(tok[2], tokens[end][3])
-                    for _ in range(end - i):
-                        next(it)
-                    prev_row = tokens[end][3][0]
-                    check = prev_row in joinable
-                left = self._string(i, s)
-                state = self.state
-                if left is not None:
-                    line_start = True
-                    end_pos = tokens[end][3]
-                    carry = (left[0], left[1], end_pos[0], end_pos[1])
-            elif typ == comment:
-                row = tok[2][0]
-                if check and not line_start and row != prev_row:
-                    # A comment alone on a line joined by a backslash: lizard counts the join.
-                    state = self._backslashes(row - prev_row)
-                    prev_row = row
-                    check = row in joinable
+        step_for = _STEPS.get
+        i, n = 0, len(tokens)
+        while i < n:
+            step = step_for(tokens[i][0])
+            i = step(self, i) if step is not None else i + 1
         self._set_nesting(0, False)
         return self
+
+    # ---------------------------------------------------------------- the steps
+
+    def _code(self, i: int) -> int:
+        """A name, operator or number: its line first, then what it counts for."""
+        tokens = self.tokens
+        tok = tokens[i]
+        if self.line_start:
+            self._code_starts_line(tok)
+        elif self.check and tok[2][0] != self.prev_row:
+            self._joined_row(tok[2][0])
+        s = tok[1]
+        state = self.state
+        if s in _INTERESTING:
+            if state or s == "def" or s == "case" or tokens[i - 1][0] == _NUMBER:
+                self._token(i, tok)
+            else:
+                cur = self.cur
+                if s in _CCN_WORDS:
+                    cur.ccn += 1
+                if s in _ND_TOKENS:
+                    _depth(cur, s)
+        elif state == _FIRST:  # the body's first token: the header is over
+            self.state = _GLOBAL
+        elif state:
+            return i + self._read_run(tokens, i)
+        return i + 1
+
+    def _code_starts_line(self, tok: tokenize.TokenInfo) -> None:
+        """Code at the start of a physical line: indentation levels, then the line's NLOC.
+
+        The plain case is handled here; :meth:`_odd_line_start` covers rows holding
+        only a backslash before ``tok`` and a line ended inside an f-string.
+        """
+        self.line_start = False
+        start = tok[2]
+        row = start[0]
+        if self.carry is not None or row - self.end_row > 1:
+            self._odd_line_start(tok, self.end_row, self.carry)
+            self.carry = None
+        else:
+            cur = self.cur
+            if cur is self.glob or cur.rparen:
+                col = start[1]
+                spaces = col + 7 * tok[4].count("\t", 0, col) if self.tabs and col else col
+                indents = self.indents
+                top = indents[-1]
+                if spaces > top:
+                    indents.append(spaces)
+                    self.stack.append(self.pending)
+                    self.pending = None
+                elif spaces < top and tok[1] != ")":
+                    self._set_nesting(spaces, False)
+                    cur = self.cur
+            cur.nloc += 1
+        self.prev_row = row
+        self.check = row in self.joinable
+
+    def _joined_row(self, row: int) -> None:
+        """A token on a later row than the one before it, the rows joined by backslashes."""
+        self._backslashes(row - self.prev_row)
+        self.prev_row = row
+        self.check = row in self.joinable
+
+    def _line_end(self, i: int) -> int:
+        row = self.tokens[i][2][0]
+        if self.check and not self.line_start and row != self.prev_row:
+            # A backslash before a blank line: lizard counts the join.
+            self._backslashes(row - self.prev_row)
+        self.line_start = True
+        self.carry = None
+        self.end_row = row
+        return i + 1
+
+    def _comment(self, i: int) -> int:
+        row = self.tokens[i][2][0]
+        if self.check and not self.line_start and row != self.prev_row:
+            # A comment alone on a line joined by a backslash: lizard counts the join.
+            self._joined_row(row)
+        return i + 1
+
+    def _string_token(self, i: int) -> int:
+        """A string, or the start of a (3.12+) f-string or t-string and the tokens up to its end."""
+        tokens = self.tokens
+        tok = tokens[i]
+        if self.line_start:
+            self.line_start = False
+            self._odd_line_start(tok, self.end_row, self.carry)
+            self.carry = None
+        elif self.check and tok[2][0] != self.prev_row:
+            self._backslashes(tok[2][0] - self.prev_row)
+        if tok[0] == _STRING:
+            s = tok[1]
+            self.prev_row = tok[3][0]
+            self.check = self.prev_row in self.joinable
+            c = s[0]
+            if self.state == _FIRST and (c == '"' or c == "'") and s.startswith(_TRIPLES):
+                # A docstring: its lines count, then all of them and one more are
+                # taken back (lizard's first-line rule), so NLOC - 1.
+                self.cur.nloc -= 1
+                self.state = _GLOBAL
+                return i + 1
+            head = s[:5]  # a prefix has at most 2 letters
+            if "\n" not in s and _TRIPLES[0] not in head and _TRIPLES[1] not in head:
+                if c == '"' or c == "'":
+                    # A plain one-line string only matters inside a def header.
+                    if self.state:
+                        self._read(s, False)
+                    return i + 1
+                if not self.state and (c == "f" or c == "F") and not _BUSY_FSTRING.search(s):
+                    return i + 1  # an f-string whose fields hold nothing lizard counts
+            end = i
+        else:
+            end = self._string_end(i)
+            s = self._slice(tok[2], tokens[end][3])
+            self.prev_row = tokens[end][3][0]
+            self.check = self.prev_row in self.joinable
+        left = self._string(i, s)
+        if left is not None:
+            self.line_start = True
+            end_pos = tokens[end][3]
+            self.carry = (left[0], left[1], end_pos[0], end_pos[1])
+        return end + 1
 
     def _backslash_rows(self) -> frozenset[int]:
         """Rows whose text ends with a backslash (in code, a string or a comment)."""
@@ -598,15 +606,16 @@ class _Emulator:
 
     def _odd_line_start(
         self, tok: tokenize.TokenInfo, end_row: int, carry: tuple[bool, int, int, int] | None
-    ) -> int:
+    ) -> None:
         """The first token of a physical line: indentation levels, then its NLOC.
 
-        The plain case is inlined in :meth:`run`; this also covers strings, rows
+        The plain case is :meth:`_code_starts_line`'s; this also covers strings, rows
         holding only a backslash before ``tok`` and a line ended inside an f-string.
         """
         start = tok[2]
         if carry is None and start[0] - end_row > 1:
-            return self._backslash_lines(end_row + 1, start[0])
+            self._backslash_lines(end_row + 1, start[0])
+            return
         cur = self.cur
         if cur is self.glob or cur.rparen:
             if carry is None:
@@ -617,7 +626,6 @@ class _Emulator:
                 gap = start[1] - carry[3] if start[0] == carry[2] else 0
                 self._set_nesting(carry[1] + max(gap, 0), tok[1] == ")")
         self.cur.nloc += 1
-        return self.state
 
     def _set_nesting(self, spaces: int, rparen: bool) -> None:
         """lizard's indentation step for a line of ``spaces``; ``rparen``: it starts with ``)``."""
@@ -641,7 +649,7 @@ class _Emulator:
             stack.append(self.pending)
             self.pending = None
 
-    def _backslash_lines(self, first: int, row: int) -> int:
+    def _backslash_lines(self, first: int, row: int) -> None:
         """Rows ``first``..``row - 1`` hold only a backslash (tokenize shows nothing there).
 
         lizard sees a line starting with its backslash token: indentation is taken
@@ -654,15 +662,14 @@ class _Emulator:
             blank = line[: len(line) - len(line.lstrip())]
             self._set_nesting(_spaces(blank), False)
         self.cur.nloc += 1
-        return self._backslashes(row - first)
+        self._backslashes(row - first)
 
-    def _backslashes(self, count: int) -> int:
+    def _backslashes(self, count: int) -> None:
         """Lines joined by backslashes: one lizard token and one NLOC each."""
         self.cur.nloc += count
         if self.state:
             for _ in range(count):
                 self._read(_BACKSLASH, False)
-        return self.state
 
     # ------------------------------------------------------------------ tokens
 
@@ -891,125 +898,159 @@ class _Emulator:
         until the header is over; returns how many tokens it read. Tokens from an
         f-string replacement field (``field``) stick to the current parameter.
         """
-        state = self.state
-        cur = self.cur
-        parts = cur.parts
-        part = parts[-1] if parts else None
-        rparen = cur.rparen
-        brackets = self.brackets
-        lambdas = self.lambdas
-        interesting = _INTERESTING
-        code_types = _CODE_TYPES
-        openers, closers, over = _OPENERS, _CLOSERS, _HEADER_OVER
-        global_, name_next, type_params, params = _GLOBAL, _NAME_NEXT, _TYPE_PARAMS, _PARAMS
-        default, annotation, colon, first = _DEFAULT, _ANNOTATION, _COLON, _FIRST
         row = tokens[i][2][0]
         j = i
         n = len(tokens)
         s = tokens[i][1]
+        steps = _HEADER_STEPS
         while True:
             j += 1
-            while True:  # ``continue`` reads ``s`` again in the new state
-                if state == params:
-                    if field:
-                        rparen = s[-1] == ")"
-                        if part is not None:
-                            part.append(s)
-                    elif s == ")":
-                        rparen = True
-                        state = colon
-                    elif s == "[":
-                        rparen = False
-                        brackets = 1
-                        state = annotation
-                    elif s == "(" or s == "{" or s == "lambda":
-                        brackets = 0
-                        lambdas = 0
-                        state = default
-                        continue
-                    else:  # lizard's add_parameter: a top-level comma starts a new part
-                        rparen = s[-1] == ")"
-                        if part is None:
-                            part = [s]
-                            parts.append(part)
-                        elif s == ",":
-                            part = []
-                            parts.append(part)
-                        else:
-                            part.append(s)
-                elif state == default:
-                    rparen = s[-1] == ")"
-                    if field or s == ",":
-                        if part is not None:
-                            part.append(s)
-                        if field:
-                            break
-                    elif part is None:
-                        part = [s]
-                        parts.append(part)
-                    else:
-                        part.append(s)
-                    if s in openers:
-                        brackets += 1
-                    elif s in closers:
-                        brackets -= 1
-                    elif s == "lambda" and brackets == 0:
-                        lambdas += 1
-                    elif s == ":" and brackets == 0 and lambdas:
-                        lambdas -= 1
-                    if brackets < 0 or (brackets == 0 and lambdas == 0):
-                        state = params
-                elif state == name_next:
-                    if s == "[":
-                        brackets = 0
-                        state = type_params
-                        continue
-                    if s != "(":
-                        cur.rparen = rparen
-                        cur = _Func(self.def_key)
-                        parts = cur.parts
-                        part = None
-                        rparen = False
-                        self.cur = cur
-                        self.pending = cur
-                        self.funcs[self.def_key] = cur
-                    else:
-                        rparen = False
-                        state = params
-                elif state == annotation:
-                    rparen = s[-1] == ")"
-                    if not field:
-                        brackets += 1 if s == "[" else -1 if s == "]" else 0
-                        if brackets == 0:
-                            state = params
-                elif state == type_params:
-                    if s == "def" or s == "class":
-                        brackets = 0
-                        state = global_
-                        continue
-                    rparen = s[-1] == ")"
-                    brackets += 1 if s == "[" else -1 if s == "]" else 0
-                    if brackets == 0:
-                        state = name_next
-                elif state == colon:
-                    state = first if s == ":" else global_
-                elif state == global_:
-                    if s == "def":
-                        state = name_next
-                else:  # first: a docstring here is handled with the other triple-quoted strings
-                    state = name_next if s == "def" else global_
-                break
-            if state in over or j >= n:
+            while steps[self.state](self, s, field):
+                pass  # the step moved to a state that reads ``s`` again
+            if self.state in _HEADER_OVER or j >= n:
                 break
             t = tokens[j]
             s = t[1]
-            if t[0] not in code_types or t[2][0] != row or s in interesting:
+            if t[0] not in _CODE_TYPES or t[2][0] != row or s in _INTERESTING:
                 break
-        cur.rparen = rparen
-        self.state = state
-        self.brackets = brackets
-        self.lambdas = lambdas
         return j - i
+
+    # Each step of the header reader takes one token in the state it is named for;
+    # True: the token is to be read again, in the state the step moved to.
+
+    def _at_global(self, s: str, field: bool) -> bool:
+        if s == "def":
+            self.state = _NAME_NEXT
+        return False
+
+    def _after_def(self, s: str, field: bool) -> bool:
+        """``def`` was read: its name (the function starts here), type parameters or ``(``."""
+        if s == "[":
+            self.brackets = 0
+            self.state = _TYPE_PARAMS
+            return True
+        if s == "(":
+            self.cur.rparen = False
+            self.state = _PARAMS
+            return False
+        cur = _Func(self.def_key)
+        self.cur = self.pending = self.funcs[self.def_key] = cur
+        return False
+
+    def _in_type_params(self, s: str, field: bool) -> bool:
+        """``def f[T]``: bracket depth, up to the ``]`` that closes them."""
+        if s == "def" or s == "class":
+            self.brackets = 0
+            self.state = _GLOBAL
+            return True
+        self.cur.rparen = s[-1] == ")"
+        self.brackets += 1 if s == "[" else -1 if s == "]" else 0
+        if self.brackets == 0:
+            self.state = _NAME_NEXT
+        return False
+
+    def _in_params(self, s: str, field: bool) -> bool:
+        """The parameter list: lizard's add_parameter, a top-level comma starting a new part."""
+        cur = self.cur
+        parts = cur.parts
+        if field:
+            cur.rparen = s[-1] == ")"
+            if parts:
+                parts[-1].append(s)
+        elif s == ")":
+            cur.rparen = True
+            self.state = _COLON
+        elif s == "[":
+            cur.rparen = False
+            self.brackets = 1
+            self.state = _ANNOTATION
+        elif s == "(" or s == "{" or s == "lambda":
+            self.brackets = 0
+            self.lambdas = 0
+            self.state = _DEFAULT
+            return True
+        else:
+            cur.rparen = s[-1] == ")"
+            if not parts:
+                parts.append([s])
+            elif s == ",":
+                parts.append([])
+            else:
+                parts[-1].append(s)
+        return False
+
+    def _in_default(self, s: str, field: bool) -> bool:
+        """A default value in brackets, or a lambda: commas inside it do not split parameters."""
+        cur = self.cur
+        parts = cur.parts
+        cur.rparen = s[-1] == ")"
+        if field or s == ",":
+            if parts:
+                parts[-1].append(s)
+            if field:
+                return False
+        elif not parts:
+            parts.append([s])
+        else:
+            parts[-1].append(s)
+        if s in _OPENERS:
+            self.brackets += 1
+        elif s in _CLOSERS:
+            self.brackets -= 1
+        elif s == "lambda" and self.brackets == 0:
+            self.lambdas += 1
+        elif s == ":" and self.brackets == 0 and self.lambdas:
+            self.lambdas -= 1
+        if self.brackets < 0 or (self.brackets == 0 and self.lambdas == 0):
+            self.state = _PARAMS
+        return False
+
+    def _in_annotation(self, s: str, field: bool) -> bool:
+        """``[...]`` inside the parameter list."""
+        self.cur.rparen = s[-1] == ")"
+        if not field:
+            self.brackets += 1 if s == "[" else -1 if s == "]" else 0
+            if self.brackets == 0:
+                self.state = _PARAMS
+        return False
+
+    def _after_params(self, s: str, field: bool) -> bool:
+        """After the closing ``)``: a ``:`` opens the body."""
+        self.state = _FIRST if s == ":" else _GLOBAL
+        return False
+
+    def _at_first(self, s: str, field: bool) -> bool:
+        """The body's first token (a docstring there is handled with the other strings)."""
+        self.state = _NAME_NEXT if s == "def" else _GLOBAL
+        return False
+
+
+# The step tables are the class's functions, not bound methods kept by each
+# instance: those would make every emulator a reference cycle, and a worker,
+# which freezes its heap after each job, would keep each one (and the tokens it
+# holds) until its next full collection.
+_STEPS: Final[dict[int, Callable[[_Emulator, int], int]]] = {
+    _NAME: _Emulator._code,
+    _OP: _Emulator._code,
+    _NUMBER: _Emulator._code,
+    _NL: _Emulator._line_end,
+    _NEWLINE: _Emulator._line_end,
+    _COMMENT: _Emulator._comment,
+    _STRING: _Emulator._string_token,
+    _FSTART: _Emulator._string_token,
+    _TSTART: _Emulator._string_token,
+}
+#: The def-header reader's step for each of its states, indexed by state.
+_HEADER_STEPS: Final[tuple[Callable[[_Emulator, str, bool], bool], ...]] = (
+    _Emulator._at_global,
+    _Emulator._after_def,
+    _Emulator._in_type_params,
+    _Emulator._in_params,
+    _Emulator._in_default,
+    _Emulator._in_annotation,
+    _Emulator._after_params,
+    _Emulator._at_first,
+)
 
 
 def _fallback(tree: ast.Module) -> dict[tuple[int, int], LizardValues]:

@@ -2,7 +2,8 @@
 
 The table's shape is the threshold schema's (``corpus_revision``, ``citation``,
 ``bands`` rows of metric / percentile / absolute number / trigger). The embedded
-default ships in ``gzguide/data``; a workspace file replaces it when valid.
+default ships in ``gzguide/data``; which table is active for a workspace is
+decided outside the analysis (``gzguide.workspace.ThresholdSource``).
 
 Band rules (the contract's Hints section):
 
@@ -20,16 +21,11 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Annotated, Final, Literal
 
 import msgspec
-
-from gzguide.analysis.source import read_source_bytes
-from gzguide.workspace import thresholds_path
 
 #: Metrics for which a lower value is worse.
 LOWER_IS_WORSE: Final = frozenset({"radon_mi"})
@@ -104,6 +100,8 @@ class Thresholds:
     source: str
     #: A digest of the table's content; results computed under it are keyed by it.
     fingerprint: str
+    #: The document it was parsed from, so that another process can parse it again.
+    document: bytes = b""
 
     def band(self, metric: str) -> MetricBand | None:
         return self.bands.get(metric)
@@ -142,7 +140,7 @@ def parse_thresholds(data: bytes, source: str) -> Thresholds:
     except (msgspec.MsgspecError, RecursionError) as exc:
         raise ThresholdError(str(exc)) from None
     return Thresholds(
-        build_bands(document), source, hashlib.blake2b(data, digest_size=8).hexdigest()
+        build_bands(document), source, hashlib.blake2b(data, digest_size=8).hexdigest(), data
     )
 
 
@@ -150,60 +148,3 @@ def default_thresholds() -> Thresholds:
     """The embedded default table (never fails: it is validated by the test suite)."""
     data = resources.files("gzguide").joinpath("data/complexity-thresholds.default.json")
     return parse_thresholds(data.read_bytes(), "embedded")
-
-
-#: A threshold table larger than this is rejected (the default is 5 KiB).
-MAX_TABLE_BYTES: Final = 1 << 20
-
-
-class ThresholdsWatcher:
-    """The active table for a workspace, re-read whenever its file changes.
-
-    Each :meth:`current` call costs one ``stat``. When the workspace file exists
-    and validates it replaces the embedded default; when it is missing the
-    default applies; when it is invalid the change is logged and the default
-    applies until the file is fixed (never fatal).
-    """
-
-    def __init__(self, root: str, on_event: Callable[..., None] | None = None) -> None:
-        self.path = thresholds_path(root)
-        self._default = default_thresholds()
-        self._active = self._default
-        self._identity: tuple[int, ...] | None = None
-        self._on_event = on_event
-        self.current()
-
-    def identity(self) -> tuple[int, ...] | None:
-        """The stat identity of the workspace file (None when absent)."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return None
-        return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_dev)
-
-    def current(self) -> Thresholds:
-        identity = self.identity()
-        if identity == self._identity:
-            return self._active
-        self._identity = identity
-        self._active = self._load() if identity is not None else self._default
-        return self._active
-
-    def _emit(self, event: str, **fields: object) -> None:
-        if self._on_event is not None:
-            self._on_event(event, **fields)
-
-    def _load(self) -> Thresholds:
-        # Never blocks: only a regular file is read (a FIFO here must not hang us).
-        data = read_source_bytes(self.path, MAX_TABLE_BYTES)
-        if data is None:
-            reason = f"not a readable regular file of at most {MAX_TABLE_BYTES} bytes"
-            self._emit("thresholds_rejected", path=self.path, reason=reason)
-            return self._default
-        try:
-            table = parse_thresholds(data, self.path)
-        except ThresholdError as exc:
-            self._emit("thresholds_rejected", path=self.path, reason=str(exc))
-            return self._default
-        self._emit("thresholds_loaded", path=self.path, metrics=sorted(table.bands))
-        return table

@@ -1,47 +1,55 @@
-"""Where analysis runs. A backend turns absolute file paths into outcomes.
+"""Where analysis runs. A backend takes jobs and reports each one's outcome.
 
-* :class:`InProcessBackend` analyzes in the calling process (``--workers 0``: for
-  debugging, and the baseline the pool is measured against);
-* :class:`gzguide.workers.pool.Pool` runs persistent worker processes;
-* :class:`gzguide.workers.memo.Memo` wraps either with a stat-validated memo of
-  finished reports, so an unchanged file costs a ``stat``.
+* :class:`~gzguide.workers.inprocess.InProcessBackend` analyzes in the calling
+  process (``--workers 0``: for debugging, and the baseline the pool is measured
+  against);
+* :class:`~gzguide.workers.pool.Pool` runs persistent worker processes (its rules
+  are :mod:`gzguide.workers.scheduler`'s);
+* :class:`~gzguide.workers.fallback.Fallback` is the pool until the pool cannot
+  start workers, and in-process analysis from then on.
+
+A backend may answer a job before :meth:`Backend.submit` returns (in-process) or
+later (the pool, from the server's loop); either way it calls the job's ``done``
+exactly once. The service keeps a memo of finished reports in front of it
+(:mod:`gzguide.workers.memo`).
 
 This module stays light (no analysis imports): the frontend imports it at start-up.
 """
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+import msgspec
 
 from gzguide.analysis.model import EMPTY_REPORT, FileReport
-from gzguide.workers.cache import Identity
+from gzguide.answer import WorkerRef
+from gzguide.freshness import CacheState, Identity
 
-EventSink = Callable[..., None]
+if TYPE_CHECKING:
+    from gzguide.analysis.thresholds import Thresholds
 
-
-@dataclass(frozen=True, slots=True)
-class WorkerRef:
-    """Which worker: its slot in the pool and its process id."""
-
-    index: int
-    pid: int
-
-    def as_log(self) -> dict[str, int]:
-        return {"index": self.index, "pid": self.pid}
+__all__ = ["Backend", "Done", "EventSink", "Job", "Outcome", "WorkerRef", "failed", "past"]
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Job(msgspec.Struct, frozen=True):
+    """One file to analyze."""
+
+    #: The file's absolute path: what is read, and what picks the worker.
+    path: str
+    #: The threshold table the report is evaluated under.
+    thresholds: Thresholds
+    #: ``time.monotonic()`` seconds: a job not started by then is ``skipped``.
+    start_by: float | None = None
+
+
+class Outcome(msgspec.Struct, frozen=True):
     """One file's report and how it was obtained."""
 
     report: FileReport
-    #: ``hit``, ``miss``, ``racy``, ``memo``, ``unanalyzable``, ``timeout``, ``crashed``,
-    #: ``quarantined``.
-    cache: str
+    cache: CacheState
     #: The identity of the file version the report is for (None: unanalyzable).
     identity: Identity | None = None
     #: Wall-clock ns just before that version's bytes were last read or verified.
@@ -50,56 +58,29 @@ class Outcome:
     worker: WorkerRef | None = None
 
 
-def failed(cache: str, worker: WorkerRef | None = None) -> Outcome:
+Done = Callable[[Outcome], None]
+#: Where the backends report events for the log: ``emit(event, **fields)``.
+EventSink = Callable[..., None]
+
+
+def failed(cache: CacheState, worker: WorkerRef | None = None) -> Outcome:
     return Outcome(EMPTY_REPORT, cache, worker=worker)
 
 
-#: The state of a file a batch's deadline passed before it was analyzed.
-SKIPPED = "skipped"
-
-
-def past(deadline: float | None) -> bool:
-    """Whether a batch deadline (``time.monotonic()`` seconds) has passed."""
-    return deadline is not None and time.monotonic() >= deadline
-
-
-Stats = Sequence[os.stat_result | None] | None
+def past(start_by: float | None) -> bool:
+    """Whether a job's start-by time (``time.monotonic()`` seconds) has passed."""
+    return start_by is not None and time.monotonic() >= start_by
 
 
 class Backend(Protocol):
-    def analyze(
-        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
-    ) -> list[Outcome]:
-        """One outcome per path, in the same order; an empty report when unanalyzable.
+    def submit(self, job: Job, done: Done) -> None:
+        """Analyze ``job``; ``done`` gets its outcome once, now or later.
 
-        ``stats``, when given, holds a fresh ``os.stat`` of each path (None where it
-        failed), taken by the caller; a backend may use it instead of its own.
-        ``deadline`` (``time.monotonic()`` seconds) bounds the whole batch: no file is
-        started after it, and those left are :data:`SKIPPED`.
+        The report is empty when the file is unanalyzable, when its analysis
+        failed, and when the job was not started by its ``start_by``.
         """
         ...
 
     def close(self) -> None:
         """Stop whatever the backend runs; idempotent."""
         ...
-
-
-def _ignore(event: str, **fields: object) -> None:
-    del event, fields
-
-
-class InProcessBackend:
-    """Analysis in this process, with the same file-version cache a worker keeps."""
-
-    def __init__(self, root: str, on_event: EventSink = _ignore) -> None:
-        from gzguide.workers.analyst import Analyst
-
-        self.analyst = Analyst(root, on_event)
-
-    def analyze(
-        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
-    ) -> list[Outcome]:
-        return [failed(SKIPPED) if past(deadline) else self.analyst.analyze(path) for path in paths]
-
-    def close(self) -> None:
-        pass

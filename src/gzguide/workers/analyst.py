@@ -17,24 +17,19 @@ from gzguide.analysis.engine import Measured, evaluate, measure
 from gzguide.analysis.model import EMPTY_REPORT, FileReport
 from gzguide.analysis.parsed import parse_module
 from gzguide.analysis.source import MAX_SOURCE_BYTES, read_source_bytes
-from gzguide.analysis.thresholds import ThresholdsWatcher
+from gzguide.analysis.thresholds import Thresholds
+from gzguide.freshness import CacheState, Identity, identity_of
 from gzguide.workers import Outcome
-from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache, identity_of
+from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache
 
 #: Parsed trees cost far more memory than their source; this factor turns a file's
-#: size into the cache weight of what is kept of its parsed version. Measured with
-#: tracemalloc over 80 stdlib modules (2.3 MB of source): the tree, line index,
-#: definitions, measurements and report retain 33 bytes per source byte; 40 allows
-#: for the allocator's own overhead.
+#: size into the cache weight of what is kept of its parsed version: the bytes the
+#: tree, line index, definitions, measurements and report retain per source byte,
+#: with room for the allocator's own overhead. ``benchmarks/README.md`` ("Where the
+#: constants come from") shows how to measure the retained bytes with tracemalloc.
 AST_WEIGHT_FACTOR: Final = 40
 DEFAULT_MAX_ENTRIES: Final = 2048
 DEFAULT_MAX_WEIGHT: Final = TOTAL_CACHE_BYTES
-
-# Cache states reported with each outcome.
-HIT: Final = "hit"
-MISS: Final = "miss"
-RACY_HIT: Final = "racy"
-UNANALYZABLE: Final = "unanalyzable"
 
 
 def _digest(data: bytes) -> bytes:
@@ -60,36 +55,34 @@ def _measure_bytes(data: bytes) -> Measured | None:
 class Analyst:
     def __init__(
         self,
-        root: str,
         on_event: Callable[..., None],
         max_entries: int = DEFAULT_MAX_ENTRIES,
         max_weight: int = DEFAULT_MAX_WEIGHT,
     ) -> None:
-        self.thresholds = ThresholdsWatcher(root, on_event)
         self._emit = on_event
         self.cache: FileCache[Measured | None] = FileCache(max_entries, max_weight)
         self.parses = 0
 
-    def analyze(self, path: str) -> Outcome:
-        thresholds = self.thresholds.current()
+    def analyze(self, path: str, thresholds: Thresholds) -> Outcome:
+        """The report of the file at ``path`` under ``thresholds``, and how it was obtained."""
         try:
             st = os.stat(path)
         except (OSError, ValueError):
             self.cache.discard(path)
-            return Outcome(EMPTY_REPORT, UNANALYZABLE)
+            return Outcome(EMPTY_REPORT, CacheState.UNANALYZABLE)
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
             self.cache.discard(path)
-            return Outcome(EMPTY_REPORT, UNANALYZABLE)
+            return Outcome(EMPTY_REPORT, CacheState.UNANALYZABLE)
         identity = identity_of(st)
         entry = self.cache.get(path)
-        state = HIT
+        state = CacheState.HIT
         if entry is not None and entry.identity == identity and entry.is_racy():
             entry, state = self._verify(path, entry)
         if entry is None or entry.identity != identity:
             entry = self._load(path, identity)
             if entry is None:
-                return Outcome(EMPTY_REPORT, UNANALYZABLE)
-            state = MISS
+                return Outcome(EMPTY_REPORT, CacheState.UNANALYZABLE)
+            state = CacheState.MISS
         measured = entry.value
         report: object = EMPTY_REPORT
         if measured is not None:
@@ -102,19 +95,17 @@ class Analyst:
 
     def _verify(
         self, path: str, entry: Entry[Measured | None]
-    ) -> tuple[Entry[Measured | None] | None, str]:
+    ) -> tuple[Entry[Measured | None] | None, CacheState]:
         """Re-read a racy entry's file: keep it if its bytes are unchanged."""
         now = time.time_ns()
         data = read_source_bytes(path)
         if data is None or _digest(data) != entry.digest:
             self.cache.discard(path)
-            return None, MISS
+            return None, CacheState.MISS
         entry.read_at_ns = now
-        return entry, RACY_HIT
+        return entry, CacheState.RACY
 
-    def _load(
-        self, path: str, identity: tuple[int, int, int, int, int]
-    ) -> Entry[Measured | None] | None:
+    def _load(self, path: str, identity: Identity) -> Entry[Measured | None] | None:
         read_at = time.time_ns()
         data = read_source_bytes(path)
         if data is None:

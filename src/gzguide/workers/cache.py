@@ -1,16 +1,10 @@
 """A bounded, stat-validated cache of parsed file versions.
 
-Entries are keyed by path and validated by the file's identity: ``st_mtime_ns``,
-``st_ctime_ns``, ``st_size``, ``st_ino`` and ``st_dev``. The ctime catches the tools
-that put an old mtime back (``cp -p``, ``rsync -t``, ``touch -r``): whatever sets the
-mtime also moves the ctime to the present.
-
-The racy case, as git handles its index: a file rewritten with the same size
-within the filesystem's timestamp granularity keeps the same identity. So an
-entry whose mtime is not safely older than the moment its bytes were read (by
-``RACY_WINDOW_NS``) is not trusted on identity alone: its content is read again
-and compared by hash. Once verified, the entry is re-stamped; when the window has
-passed, a plain stat suffices again.
+Entries are keyed by path and validated by the file's identity, under the racy
+rule of :mod:`gzguide.freshness`: an entry still inside the racy window is not
+trusted on identity alone, its content is read again and compared by hash. Once
+verified, the entry is re-stamped; when the window has passed, a plain stat
+suffices again.
 
 The cache is bounded by entry count and by an estimate of the bytes it holds,
 least recently used out.
@@ -18,30 +12,22 @@ least recently used out.
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Final, Generic, TypeVar
 
-#: An mtime this close to the read time (or later) may hide a same-size rewrite.
-#: Two seconds covers the coarsest common filesystems (FAT has 2 s granularity).
-RACY_WINDOW_NS: Final = 2_000_000_000
+from gzguide.freshness import Identity, is_racy
 
 #: The memory all analysis caches of one server may hold together, by their
 #: weights (see ``analyst.AST_WEIGHT_FACTOR``). The pool divides it among its
-#: workers, so the total does not grow with the CPU count. Measured on 3,000
-#: distinct files, a process's resident size grows by about twice the weight it
-#: caches (the allocator cannot hand back memory that freed trees leave scattered),
-#: so 96 MiB keeps a 2-worker server's whole process tree near 280 MiB.
+#: workers, so the total does not grow with the CPU count. A process's resident
+#: size grows by more than the weight it caches (the allocator cannot hand back
+#: memory that freed trees leave scattered), so the figure is set from the
+#: benchmark's memory run, whose process-tree RSS after 3,000 distinct files must
+#: stay under its limit (``benchmarks/README.md``, "Where the constants come from").
 TOTAL_CACHE_BYTES: Final = 96 * 1024 * 1024
 
-Identity = tuple[int, int, int, int, int]
-
 V = TypeVar("V")
-
-
-def identity_of(st: os.stat_result) -> Identity:
-    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_dev)
 
 
 @dataclass(eq=False, slots=True)
@@ -56,7 +42,7 @@ class Entry(Generic[V]):
     derived: dict[str, object] = field(default_factory=dict)
 
     def is_racy(self) -> bool:
-        return self.identity[0] + RACY_WINDOW_NS > self.read_at_ns
+        return is_racy(self.identity, self.read_at_ns)
 
 
 class FileCache(Generic[V]):

@@ -17,6 +17,11 @@ import signal
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gzguide.analysis.thresholds import Thresholds
+    from gzguide.workers.ipc import Job
 
 #: How often the watchdog checks that the parent is still alive.
 WATCHDOG_PERIOD_S = 0.25
@@ -27,8 +32,9 @@ COLLECT_EVERY = 500
 class Collector:
     """Keeps the cyclic garbage collector off the request path.
 
-    A worker holds hundreds of thousands of cached syntax-tree objects; a full
-    collection that walks them all costs tens to hundreds of milliseconds. After
+    A worker holds hundreds of thousands of cached syntax-tree objects, and a full
+    collection walks every one of them: on the request path it would cost more
+    than the request. After
     each job everything alive is frozen (moved out of the collector's view, an
     O(1) step), so routine collections only look at what the next job allocates.
     Every ``COLLECT_EVERY`` jobs, when no job is waiting, the heap is unfrozen and
@@ -90,13 +96,35 @@ def _limit_heap(mib: int) -> str | None:
     return None
 
 
+class Tables:
+    """The threshold table this worker evaluates under: the last one the frontend sent.
+
+    A job names its table by fingerprint and carries the document the first time
+    this worker needs it (see ``ipc.Job``), so the table is parsed once per change
+    and the workspace file is never looked at here.
+    """
+
+    def __init__(self) -> None:
+        self._current: Thresholds | None = None
+
+    def for_job(self, job: Job) -> Thresholds:
+        from gzguide.analysis.thresholds import parse_thresholds
+        from gzguide.workers.ipc import ProtocolError
+
+        if job.new_table is not None:
+            self._current = parse_thresholds(job.new_table.document, job.new_table.source)
+        current = self._current
+        if current is None or current.fingerprint != job.table:
+            raise ProtocolError(f"job {job.seq} names a threshold table it was never sent")
+        return current
+
+
 def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="gzguide-worker")
     parser.add_argument("--jobs-fd", type=int, required=True)
     parser.add_argument("--results-fd", type=int, required=True)
     parser.add_argument("--parent-pid", type=int, required=True)
     parser.add_argument("--index", type=int, required=True)
-    parser.add_argument("--root", required=True)
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--log-file", default=None)
     parser.add_argument("--cache-bytes", type=int, default=None)
@@ -113,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from gzguide import logs
     from gzguide.workers.analyst import Analyst
-    from gzguide.workers.ipc import Job, Ready, Result, job_reader, pack
+    from gzguide.workers.ipc import Job, ProtocolError, Ready, Result, job_reader, pack
 
     logs.quiet_stray_output()
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
@@ -123,10 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         if problem is not None:
             log.warning("memory_limit_unavailable", memory_mib=args.memory_mib, error=problem)
     analyst = (
-        Analyst(args.root, logs.event_sink(log), max_weight=args.cache_bytes)
+        Analyst(logs.event_sink(log), max_weight=args.cache_bytes)
         if args.cache_bytes
-        else Analyst(args.root, logs.event_sink(log))
+        else Analyst(logs.event_sink(log))
     )
+    tables = Tables()
     reader = job_reader()
     out = args.results_fd
     collector = Collector(args.jobs_fd)
@@ -143,11 +172,12 @@ def main(argv: list[str] | None = None) -> int:
             if not chunk:
                 return 0
             reader.feed(chunk)
-            for job in reader.messages():
+            jobs = reader.messages()
+            if reader.broken is not None:
+                raise ProtocolError(f"the job pipe holds something else: {reader.broken}")
+            for job in jobs:
                 assert isinstance(job, Job)
-                started = time.perf_counter()
-                outcome = analyst.analyze(job.path)
-                elapsed = (time.perf_counter() - started) * 1000
+                outcome = analyst.analyze(job.path, tables.for_job(job))
                 send(
                     pack(
                         Result(
@@ -156,7 +186,6 @@ def main(argv: list[str] | None = None) -> int:
                             cache=outcome.cache,
                             identity=outcome.identity,
                             read_at_ns=outcome.read_at_ns,
-                            duration_ms=round(elapsed, 3),
                         )
                     )
                 )

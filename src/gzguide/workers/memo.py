@@ -1,16 +1,16 @@
-"""A stat-validated memo of finished reports, in front of any backend.
+"""A stat-validated memo of finished reports, consulted by the service before any backend.
 
 An editor asks about the same unchanged file again and again. The memo answers
-those requests with one ``stat`` and a dictionary look-up, without a round trip to
-a worker. An entry is used only when all of these hold:
+those requests with the ``stat`` the service took anyway and a dictionary
+look-up, without a round trip to a worker. An entry is used only when all of
+these hold:
 
-* the file's identity (mtime, ctime, size, inode, device) is the one the report
-  was computed for;
-* the workspace threshold file's identity is unchanged;
-* the file's mtime is safely older (by the racy window) than the moment its
-  bytes were read: otherwise a same-size rewrite inside the filesystem's
-  timestamp granularity could hide behind an unchanged identity, so the request
-  goes to the worker, which verifies the content by hash.
+* the file's identity (:mod:`gzguide.freshness`) is the one the report was
+  computed for;
+* the report was computed under the threshold table asked for (by fingerprint);
+* the version is outside the racy window: otherwise a same-size rewrite could
+  hide behind an unchanged identity, so the request goes to the worker, which
+  verifies the content by hash. Only such versions are stored at all.
 
 Bounded by entry count, least recently used out.
 
@@ -28,96 +28,33 @@ from __future__ import annotations
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
 from typing import Final
 
 from gzguide.analysis.model import EMPTY_REPORT
-from gzguide.workers import Backend, Outcome, Stats
-from gzguide.workers.cache import RACY_WINDOW_NS, Identity, identity_of
+from gzguide.freshness import FAILED_STATES, CacheState, Identity, identity_of, is_racy
+from gzguide.workers import Outcome
 
 DEFAULT_MAX_ENTRIES: Final = 4096
 #: How long a file version whose analysis failed is answered without a retry.
 QUARANTINE_S: Final = 60.0
-#: Outcomes that quarantine the file version they were for.
-FAILURES: Final = frozenset({"timeout", "crashed"})
-QUARANTINED: Final = "quarantined"
+
+_QUARANTINED: Final = Outcome(EMPTY_REPORT, CacheState.QUARANTINED)
 
 
 class Memo:
-    def __init__(
-        self, inner: Backend, thresholds_path: str, max_entries: int = DEFAULT_MAX_ENTRIES
-    ) -> None:
-        self.inner = inner
-        self.thresholds_path = thresholds_path
+    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
         self.max_entries = max_entries
-        #: path -> (file identity, threshold file identity, the report as a ``memo``
-        #: outcome). Only versions safely older than the racy window are kept: the
-        #: others could never be answered from here.
-        self._entries: OrderedDict[str, tuple[Identity, Identity | None, Outcome]] = OrderedDict()
+        #: path -> (file identity, threshold table fingerprint, the report as a
+        #: ``memo`` outcome).
+        self._entries: OrderedDict[str, tuple[Identity, str, Outcome]] = OrderedDict()
         #: Failed versions: path -> (identity, monotonic time the quarantine ends).
         self._quarantine: OrderedDict[str, tuple[Identity, float]] = OrderedDict()
-        #: Whether the threshold file was there at the last look (which probe comes first).
-        self._table_present = True
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def _thresholds_identity(self) -> Identity | None:
-        """The workspace threshold file's identity; None while there is none.
-
-        Most workspaces have no such file, and a failing ``os.stat`` raises: on a
-        server just woken from idle, building that exception costs more than the
-        system call (measured in the server: ~8 us, against ~3 for ``os.access``).
-        So while the file was absent at the last look, ``os.access`` looks first.
-        Either way the answer is the file's state now.
-        """
-        path = self.thresholds_path
-        if not self._table_present and not os.access(path, os.F_OK):
-            return None
-        try:
-            identity = identity_of(os.stat(path))
-        except OSError:
-            self._table_present = False
-            return None
-        self._table_present = True
-        return identity
-
-    def analyze(
-        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
-    ) -> list[Outcome]:
-        table = self._thresholds_identity()
-        if stats is not None and len(paths) == 1:
-            # An editor's usual request, answered without the batch's bookkeeping:
-            # on a server woken from idle that alone measured ~6 us of a warm request.
-            hit = self._lookup(paths[0], table, stats[0])
-            return [hit] if hit is not None else self._fetch(paths, stats, table, deadline)
-        fresh_stats = [_stat(p) for p in paths] if stats is None else stats
-        known = [self._lookup(p, table, st) for p, st in zip(paths, fresh_stats, strict=True)]
-        missing = [index for index, hit in enumerate(known) if hit is None]
-        if missing:
-            fresh = self._fetch(
-                [paths[i] for i in missing], [fresh_stats[i] for i in missing], table, deadline
-            )
-            for index, outcome in zip(missing, fresh, strict=True):
-                known[index] = outcome
-        return [outcome for outcome in known if outcome is not None]
-
-    def _fetch(
-        self,
-        paths: Sequence[str],
-        stats: Sequence[os.stat_result | None],
-        table: Identity | None,
-        deadline: float | None,
-    ) -> list[Outcome]:
-        """Outcomes from the backend behind, each remembered for next time."""
-        outcomes = self.inner.analyze(paths, stats, deadline)
-        for path, st, outcome in zip(paths, stats, outcomes, strict=True):
-            self._store(path, table, outcome, st)
-        return outcomes
-
-    def _lookup(
-        self, path: str, table: Identity | None, st: os.stat_result | None
-    ) -> Outcome | None:
+    def lookup(self, path: str, st: os.stat_result | None, table: str) -> Outcome | None:
+        """The stored outcome for the version ``st`` describes under ``table``, if any."""
         if st is None:
             return None
         identity = identity_of(st)
@@ -128,22 +65,21 @@ class Memo:
         held = self._quarantine.get(path)
         if held is not None:
             if held[0] == identity and time.monotonic() < held[1]:
-                return Outcome(EMPTY_REPORT, QUARANTINED)
+                return _QUARANTINED
             del self._quarantine[path]
         return None
 
-    def _store(
-        self, path: str, table: Identity | None, outcome: Outcome, st: os.stat_result | None
-    ) -> None:
-        if outcome.cache in FAILURES:
+    def store(self, path: str, st: os.stat_result | None, table: str, outcome: Outcome) -> None:
+        """Remember ``outcome``, the analysis of ``path`` as ``st`` found it before the job."""
+        if outcome.cache in FAILED_STATES:
             self._entries.pop(path, None)
             self._hold(path, st)
             return
         identity, read_at = outcome.identity, outcome.read_at_ns
-        if identity is None or identity[0] + RACY_WINDOW_NS > read_at:
+        if identity is None or is_racy(identity, read_at):
             self._entries.pop(path, None)  # unanalyzable, or racy: the worker must look again
             return
-        memo = Outcome(outcome.report, "memo", identity, read_at, None)
+        memo = Outcome(outcome.report, CacheState.MEMO, identity, read_at, None)
         self._entries[path] = (identity, table, memo)
         self._entries.move_to_end(path)
         while len(self._entries) > self.max_entries:
@@ -154,19 +90,9 @@ class Memo:
         if st is None:
             return
         identity = identity_of(st)
-        if identity[0] + RACY_WINDOW_NS > time.time_ns():
+        if is_racy(identity, time.time_ns()):
             return  # it may still be rewritten unnoticed: retry it next time
         self._quarantine[path] = (identity, time.monotonic() + QUARANTINE_S)
         self._quarantine.move_to_end(path)
         while len(self._quarantine) > self.max_entries:
             self._quarantine.popitem(last=False)
-
-    def close(self) -> None:
-        self.inner.close()
-
-
-def _stat(path: str) -> os.stat_result | None:
-    try:
-        return os.stat(path)
-    except (OSError, ValueError):
-        return None

@@ -1,85 +1,72 @@
-"""A pool of persistent worker processes, watched the way loky watches its workers.
+"""The worker processes themselves: the thin host around :mod:`gzguide.workers.scheduler`.
 
-* **Affinity**: a path always goes to the worker at ``crc32(path) % size``, so its
-  parsed version stays in that worker's cache; a directory's files spread over all.
-* **Deadlines**: the job a worker is working on must finish within ``timeout``
-  seconds of when the worker started it; a worker that misses it is killed.
-* **Deaths**: a worker's result pipe reads EOF the moment it dies, whether in a job
-  (segfault, ``os._exit``, MemoryError) or idle. The frontend watches the result
-  pipes of idle workers along with stdin (:meth:`Pool.watch_fds`), so a death is
-  seen at once and the worker replaced before the next request. Only the job a
-  failed worker held is lost (answered with an empty report); jobs queued behind
-  it go to the replacement.
-* **Hygiene**: workers get their own pipes (``pass_fds``), nothing else of ours;
-  their fd 1 points at stderr; they die with the frontend (see ``child.py``);
-  :meth:`Pool.close` ends them with EOF, then SIGKILL, and reaps every one.
+The host starts and ends processes, moves bytes over their pipes, and hands the
+scheduler's outcomes to the jobs' ``done`` callbacks; every decision is the
+scheduler's. It has no loop of its own: the server's loop polls the descriptors
+:meth:`Pool.watch` names (each worker's result pipe, and its job pipe while
+bytes wait to be written) together with stdin and stdout, hands each event back
+to :meth:`Pool.ready`, and calls :meth:`Pool.tick` when
+:meth:`Pool.next_deadline` is reached. So one code path notices a death,
+whether the worker was busy or idle, and job pipes never block the frontend
+(they are non-blocking, with what does not fit kept until the worker reads).
+
+Hygiene: workers get their own pipes (``pass_fds``), nothing else of ours; their
+fd 1 points at stderr; they die with the frontend (see ``child.py``);
+:meth:`Pool.close` ends them with EOF, then SIGKILL, and reaps every one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import select
 import signal
 import subprocess
 import sys
 import time
-import zlib
 from collections import deque
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Final
 
-from gzguide.workers import SKIPPED, Backend, EventSink, Outcome, Stats, WorkerRef, failed, past
+import msgspec
+
+from gzguide.answer import WorkerRef
+from gzguide.freshness import CacheState
+from gzguide.workers import Done, EventSink, Job, failed
 from gzguide.workers.cache import TOTAL_CACHE_BYTES
-from gzguide.workers.ipc import (
-    Job,
-    MessageReader,
-    ProtocolError,
-    Ready,
-    Result,
-    pack,
-    result_reader,
+from gzguide.workers.scheduler import (
+    Action,
+    Complete,
+    GiveUp,
+    Notice,
+    Retire,
+    Scheduler,
+    Send,
+    Spawn,
+    WorkerEnd,
 )
 
-#: Jobs in flight per worker: enough to keep it busy, few enough to requeue cheaply.
-PIPELINE_DEPTH: Final = 4
-#: A worker that has not said it is ready by then is replaced.
-STARTUP_TIMEOUT_S: Final = 30.0
-#: After this many workers in a row die before they are ready, the pool gives up
-#: and the backend analyzes in-process instead of respawning forever.
-MAX_FAILED_STARTS: Final = 3
 #: How long :meth:`Pool.close` lets workers exit on EOF before it kills them.
 CLOSE_GRACE_S: Final = 0.3
+#: How much is read from a worker's result pipe at once.
+READ_CHUNK: Final = 1 << 16
+
+#: What the pool does with the jobs it hands back when it gives up.
+Unavailable = Callable[[str, Sequence[tuple[Job, Done]]], None]
 
 
-@dataclass(eq=False)
-class _Job:
-    seq: int
-    index: int
-    path: str
-
-
-@dataclass(eq=False)
-class _Worker:
-    index: int
+class _Process(msgspec.Struct, eq=False):
+    slot: int
     proc: subprocess.Popen[bytes]
     jobs_fd: int
     results_fd: int
-    spawned_at: float
-    ready: bool = False
-    #: When the job at the head of ``inflight`` started (monotonic seconds).
-    head_started: float = 0.0
-    inflight: deque[_Job] = field(default_factory=deque)
-    reader: MessageReader = field(default_factory=result_reader)
+    #: Bytes for the job pipe that it has not taken yet.
+    outbox: bytearray = msgspec.field(default_factory=bytearray)
 
     @property
     def ref(self) -> WorkerRef:
-        return WorkerRef(self.index, self.proc.pid)
-
-
-class PoolUnavailable(Exception):
-    """Workers cannot be started here; analyze in-process instead."""
+        return WorkerRef(self.slot, self.proc.pid)
 
 
 class Pool:
@@ -88,7 +75,6 @@ class Pool:
     def __init__(
         self,
         size: int,
-        root: str,
         timeout: float,
         on_event: EventSink,
         log_level: str = "info",
@@ -96,35 +82,164 @@ class Pool:
         command: Sequence[str] | None = None,
         memory_mib: int | None = None,
     ) -> None:
-        if size < 1:
-            raise ValueError("a pool needs at least one worker")
+        self.scheduler = Scheduler(size, timeout)
         self.size = size
-        self.root = root
-        self.timeout = timeout
         self._emit = on_event
         self._log_args = ["--log-level", log_level] + (["--log-file", log_file] if log_file else [])
         self._limit_args = ["--memory-mib", str(memory_mib)] if memory_mib else []
         self._command = list(command or [sys.executable, "-m", "gzguide.workers.child"])
-        self._workers: list[_Worker | None] = [None] * size
-        self._seq = 0
-        self._results: list[Outcome | None] = []
-        #: Jobs of the current batch without an outcome yet.
-        self._pending = 0
-        self._fallback: Backend | None = None
-        self._failed_starts = 0
-        self.replacements = 0
+        self._processes: list[_Process | None] = [None] * size
+        #: Descriptor -> (slot, whether it is the result pipe).
+        self._fds: dict[int, tuple[int, bool]] = {}
+        self._jobs: dict[int, tuple[Job, Done]] = {}
+        self._tokens = itertools.count(1)
+        self._actions: deque[Action] = deque()
+        self._acting = False
+        #: Who takes the jobs handed back when the scheduler gives up.
+        self.on_unavailable: Unavailable = self._fail_stranded
         self.closed = False
 
-    # -- lifecycle -------------------------------------------------------------
+    # -- the Backend protocol ----------------------------------------------------------
+
+    def submit(self, job: Job, done: Done) -> None:
+        if self.closed:
+            done(failed(CacheState.CRASHED))
+            return
+        token = next(self._tokens)
+        self._jobs[token] = (job, done)
+        self._act(self.scheduler.submit(token, job, time.monotonic()))
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        processes = [p for p in self._processes if p is not None]
+        for process in processes:
+            with contextlib.suppress(OSError):
+                os.close(process.jobs_fd)  # EOF: the worker finishes and exits
+        deadline = time.monotonic() + CLOSE_GRACE_S
+        for process in processes:
+            reason = WorkerEnd.CLOSED
+            try:
+                process.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.proc.kill()
+                process.proc.wait()
+                reason = WorkerEnd.KILLED_ON_CLOSE
+            self._log_exit(process, reason)
+            with contextlib.suppress(OSError):
+                os.close(process.results_fd)
+        self._processes = [None] * self.size
+        self._fds.clear()
+        self._actions.clear()
+
+    # -- what the server's loop calls ------------------------------------------------------
 
     def start(self) -> None:
-        for index in range(self.size):
-            if self._workers[index] is None:
-                self._spawn(index)
+        """Start every worker now (the server does so once its first answer is out)."""
+        self._act(self.scheduler.start())
 
-    def _spawn(self, index: int) -> _Worker:
-        if self._failed_starts >= MAX_FAILED_STARTS:
-            raise PoolUnavailable(f"{self._failed_starts} workers in a row died on start-up")
+    def watch(self) -> list[tuple[int, int]]:
+        """The descriptors to poll, with their events."""
+        watched = []
+        for process in self._processes:
+            if process is not None:
+                watched.append((process.results_fd, select.POLLIN))
+                if process.outbox:
+                    watched.append((process.jobs_fd, select.POLLOUT))
+        return watched
+
+    def ready(self, fd: int, events: int) -> None:
+        """``fd`` (one of :meth:`watch`'s) reported ``events``."""
+        where = self._fds.get(fd)
+        if where is None:
+            return
+        slot, is_results = where
+        if not is_results:
+            self._flush(slot)
+            return
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except OSError:
+            chunk = b""
+        now = time.monotonic()
+        scheduler = self.scheduler
+        self._act(scheduler.received(slot, chunk, now) if chunk else scheduler.ended(slot, now))
+
+    def next_deadline(self) -> float | None:
+        return self.scheduler.next_deadline()
+
+    def tick(self, now: float) -> None:
+        self._act(self.scheduler.tick(now))
+
+    # -- for tests and logs ------------------------------------------------------------------
+
+    def pids(self) -> list[int]:
+        return [p.proc.pid for p in self._processes if p is not None]
+
+    def affinity(self, path: str) -> int:
+        return self.scheduler.affinity(path)
+
+    # -- carrying out the scheduler's actions ---------------------------------------------
+
+    def _act(self, actions: list[Action]) -> None:
+        """Carry out ``actions`` in order, and those they lead to.
+
+        A ``done`` callback may submit more work; what that asks for is queued
+        behind what is being carried out, so writes to a worker keep their order.
+        """
+        self._actions.extend(actions)
+        if self._acting:
+            return
+        self._acting = True
+        try:
+            queue = self._actions
+            while queue:
+                self._do(queue.popleft())
+        finally:
+            self._acting = False
+
+    def _do(self, action: Action) -> None:
+        if isinstance(action, Send):
+            process = self._processes[action.slot]
+            if process is not None:
+                process.outbox += action.data
+                self._flush(action.slot)
+        elif isinstance(action, Complete):
+            _job, done = self._jobs.pop(action.token)
+            done(action.outcome)
+        elif isinstance(action, Notice):
+            self._emit(action.event, **action.fields)
+        elif isinstance(action, Spawn):
+            self._actions.extend(self._spawn(action.slot))
+        elif isinstance(action, Retire):
+            self._retire(action.slot, action.reason)
+        elif isinstance(action, GiveUp):
+            stranded = [self._jobs.pop(token) for token in action.tokens]
+            self.on_unavailable(action.reason, stranded)
+
+    def _fail_stranded(self, reason: str, stranded: Sequence[tuple[Job, Done]]) -> None:
+        """Without anyone to take them, jobs handed back fail."""
+        self._emit("pool_unavailable", reason=reason)
+        for _job, done in stranded:
+            done(failed(CacheState.CRASHED))
+
+    def _flush(self, slot: int) -> None:
+        process = self._processes[slot]
+        if process is None:
+            return
+        outbox = process.outbox
+        while outbox:
+            try:
+                written = os.write(process.jobs_fd, outbox)
+            except BlockingIOError:
+                return  # the pipe is full: the rest goes when the worker reads
+            except OSError:
+                outbox.clear()  # it is gone: its result pipe says so, and that is handled
+                return
+            del outbox[:written]
+
+    def _spawn(self, slot: int) -> list[Action]:
         jobs_r, jobs_w = os.pipe()
         results_r, results_w = os.pipe()
         argv = [
@@ -136,9 +251,7 @@ class Pool:
             "--parent-pid",
             str(os.getpid()),
             "--index",
-            str(index),
-            "--root",
-            self.root,
+            str(slot),
             "--cache-bytes",
             str(TOTAL_CACHE_BYTES // self.size),
             *self._log_args,
@@ -155,242 +268,37 @@ class Pool:
         except OSError as exc:
             for fd in (jobs_r, jobs_w, results_r, results_w):
                 os.close(fd)
-            self._failed_starts += 1
-            raise PoolUnavailable(f"cannot start a worker: {exc}") from exc
+            return self.scheduler.spawn_failed(slot, str(exc))
         os.close(jobs_r)
         os.close(results_w)
-        worker = _Worker(index, proc, jobs_w, results_r, time.monotonic())
-        self._workers[index] = worker
-        self._emit("worker_start", worker=worker.ref.as_log())
-        return worker
+        os.set_blocking(jobs_w, False)  # our end only: the worker's end still blocks
+        process = _Process(slot, proc, jobs_w, results_r)
+        self._processes[slot] = process
+        self._fds[jobs_w] = (slot, False)
+        self._fds[results_r] = (slot, True)
+        return self.scheduler.spawned(slot, process.ref, time.monotonic())
 
-    def _retire(self, worker: _Worker, reason: str) -> None:
-        """Kill and reap ``worker``; free its slot."""
-        for fd in (worker.jobs_fd, worker.results_fd):
+    def _retire(self, slot: int, reason: WorkerEnd) -> None:
+        """Kill and reap the worker in ``slot``; free the slot."""
+        process = self._processes[slot]
+        if process is None:
+            return
+        self._processes[slot] = None
+        for fd in (process.jobs_fd, process.results_fd):
+            self._fds.pop(fd, None)
             with contextlib.suppress(OSError):
                 os.close(fd)
-        if worker.proc.poll() is None:
+        if process.proc.poll() is None:
             with contextlib.suppress(OSError):
-                worker.proc.send_signal(signal.SIGKILL)
+                process.proc.send_signal(signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            worker.proc.wait(timeout=5)
-        if self._workers[worker.index] is worker:
-            self._workers[worker.index] = None
+            process.proc.wait(timeout=5)
+        self._log_exit(process, reason)
+
+    def _log_exit(self, process: _Process, reason: WorkerEnd) -> None:
         self._emit(
             "worker_exit",
-            worker=worker.ref.as_log(),
-            reason=reason,
-            returncode=worker.proc.returncode,
+            worker=process.ref.as_log(),
+            reason=reason.value,
+            returncode=process.proc.returncode,
         )
-
-    def _replace(self, worker: _Worker, reason: str) -> _Worker | None:
-        """Retire a failed worker and start its successor; requeue what it held."""
-        if not worker.ready:
-            self._failed_starts += 1
-        self._retire(worker, reason)
-        self.replacements += 1
-        try:
-            successor = self._spawn(worker.index)
-        except PoolUnavailable as exc:
-            self._emit("pool_unavailable", reason=str(exc))
-            return None
-        self._emit(
-            "worker_replaced",
-            worker=successor.ref.as_log(),
-            old_pid=worker.proc.pid,
-            reason=reason,
-        )
-        return successor
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        workers = [w for w in self._workers if w is not None]
-        for worker in workers:
-            with contextlib.suppress(OSError):
-                os.close(worker.jobs_fd)  # EOF: the worker finishes and exits
-            worker.jobs_fd = -1
-        deadline = time.monotonic() + CLOSE_GRACE_S
-        for worker in workers:
-            reason = "closed"
-            try:
-                worker.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                worker.proc.kill()
-                worker.proc.wait()
-                reason = "killed_on_close"
-            self._emit(
-                "worker_exit",
-                worker=worker.ref.as_log(),
-                reason=reason,
-                returncode=worker.proc.returncode,
-            )
-            with contextlib.suppress(OSError):
-                os.close(worker.results_fd)
-        self._workers = [None] * self.size
-
-    def pids(self) -> list[int]:
-        return [w.proc.pid for w in self._workers if w is not None]
-
-    # -- watching idle workers ---------------------------------------------------
-
-    def watch_fds(self) -> list[int]:
-        """Result pipes to watch while idle: readable means a message or a death."""
-        return [w.results_fd for w in self._workers if w is not None]
-
-    def service(self, fd: int) -> None:
-        """An idle worker's pipe is readable: take its messages, or replace it if dead."""
-        for worker in self._workers:
-            if worker is not None and worker.results_fd == fd:
-                self._pump(worker)
-                return
-
-    # -- analysis ------------------------------------------------------------------
-
-    def affinity(self, path: str) -> int:
-        return zlib.crc32(path.encode("utf-8", "surrogateescape")) % self.size
-
-    def analyze(
-        self, paths: Sequence[str], stats: Stats = None, deadline: float | None = None
-    ) -> list[Outcome]:
-        """Outcomes for ``paths``; in-process from the moment workers cannot start."""
-        if self._fallback is None:
-            try:
-                return self._analyze(paths, deadline)
-            except PoolUnavailable as exc:
-                from gzguide.workers import InProcessBackend
-
-                self._emit("pool_unavailable", reason=str(exc), fallback="in-process")
-                self._fallback = InProcessBackend(self.root, self._emit)
-        return self._fallback.analyze(paths, deadline=deadline)
-
-    def _analyze(self, paths: Sequence[str], deadline: float | None) -> list[Outcome]:
-        if self.closed:
-            raise PoolUnavailable("the pool is closed")
-        results: list[Outcome | None] = [None] * len(paths)
-        queues: list[deque[_Job]] = [deque() for _ in range(self.size)]
-        for index, path in enumerate(paths):
-            self._seq += 1
-            queues[self.affinity(path)].append(_Job(self._seq, index, path))
-        self._results = results
-        self._pending = len(paths)
-        while self._pending:
-            if past(deadline) and any(queues):
-                self._skip(queues)  # jobs already in a worker's hands still finish
-                if not self._pending:
-                    break
-            for slot, queue in enumerate(queues):
-                self._feed(slot, queue)
-            busy = [w for w in self._workers if w is not None and w.inflight]
-            if not busy and any(queues):
-                # Every worker with work to do is gone for good.
-                raise PoolUnavailable("no live worker can take the remaining jobs")
-            now = time.monotonic()
-            wait = min(self._deadline(w) for w in busy) - now
-            if wait <= 0:
-                for worker in busy:
-                    if self._deadline(worker) <= now:
-                        self._fail(worker, "timeout", queues)
-            else:
-                ready = _readable([w.results_fd for w in busy], wait)
-                for worker in busy:
-                    if worker.results_fd in ready and not self._pump(worker):
-                        self._fail(worker, "crashed", queues)
-        return [r for r in results if r is not None]
-
-    def _skip(self, queues: list[deque[_Job]]) -> None:
-        for queue in queues:
-            for job in queue:
-                self._results[job.index] = failed(SKIPPED)
-            self._pending -= len(queue)
-            queue.clear()
-
-    def _feed(self, slot: int, queue: deque[_Job]) -> None:
-        worker = self._workers[slot]
-        if worker is None and queue:
-            worker = self._spawn(slot)
-        if worker is None:
-            return
-        while queue and len(worker.inflight) < PIPELINE_DEPTH:
-            job = queue.popleft()
-            if not worker.inflight:
-                worker.head_started = time.monotonic()
-            worker.inflight.append(job)
-            try:
-                _write_all(worker.jobs_fd, pack_job(job))
-            except OSError:
-                return  # it died; the read side sees EOF and fails it
-
-    def _deadline(self, worker: _Worker) -> float:
-        if not worker.ready:
-            return worker.spawned_at + STARTUP_TIMEOUT_S + self.timeout
-        return worker.head_started + self.timeout
-
-    def _pump(self, worker: _Worker) -> bool:
-        """Read what the worker sent; False when it is dead (EOF or garbage)."""
-        try:
-            chunk = os.read(worker.results_fd, 1 << 16)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            if not worker.inflight:
-                self._replace(worker, "died")
-            return False
-        worker.reader.feed(chunk)
-        try:
-            messages = worker.reader.messages()
-        except ProtocolError:
-            return False
-        for message in messages:
-            if isinstance(message, Ready):
-                worker.ready = True
-                self._failed_starts = 0
-                worker.head_started = time.monotonic()
-                self._emit("worker_ready", worker=worker.ref.as_log())
-            elif isinstance(message, Result):
-                self._complete(worker, message)
-        return True
-
-    def _complete(self, worker: _Worker, result: Result) -> None:
-        if not worker.inflight or worker.inflight[0].seq != result.seq:
-            return  # a result for a job we already gave up on
-        job = worker.inflight.popleft()
-        worker.head_started = time.monotonic()
-        self._pending -= 1
-        self._results[job.index] = Outcome(
-            result.report, result.cache, result.identity, result.read_at_ns, worker.ref
-        )
-
-    def _fail(self, worker: _Worker, reason: str, queues: list[deque[_Job]]) -> None:
-        head = worker.inflight.popleft() if worker.inflight else None
-        if head is not None:
-            self._pending -= 1
-            self._results[head.index] = failed(reason, worker.ref)
-            self._emit(
-                "job_failed",
-                worker=worker.ref.as_log(),
-                reason=reason,
-                file_path=head.path,
-                seq=head.seq,
-            )
-        queues[worker.index].extendleft(reversed(worker.inflight))
-        worker.inflight.clear()
-        self._replace(worker, reason)
-
-
-def pack_job(job: _Job) -> bytes:
-    return pack(Job(seq=job.seq, path=job.path))
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _readable(fds: list[int], timeout: float) -> set[int]:
-    poller = select.poll()
-    for fd in fds:
-        poller.register(fd, select.POLLIN)
-    return {fd for fd, _ in poller.poll(max(0, int(timeout * 1000) + 1))}

@@ -1,0 +1,361 @@
+"""The pool's logic without its processes: which worker runs which job, and what a failure costs.
+
+A pure state machine, like :mod:`gzguide.framing` and :mod:`gzguide.session`. Its
+host (:mod:`gzguide.workers.pool`) tells it what happened: a job submitted, a
+worker started (or not), bytes from a worker, the end of a worker's pipe, the
+time. It answers with what to do, as :data:`Action` values: bytes to write to a
+worker, a worker to start or to retire, a job's outcome, a line to log, jobs to
+hand back. It never touches a process, a pipe or a clock, so every rule below is
+tested without processes.
+
+* **Affinity**: a path always goes to the worker in slot ``crc32(path) % size``,
+  so its parsed version stays in that worker's cache; a directory's files spread
+  over all of them. A slot whose worker is gone gets a new one when it has work.
+* **Pipelining**: up to :data:`PIPELINE_DEPTH` jobs are in a worker's hands at
+  once, the rest wait in the slot's queue. A job whose ``start_by`` passes
+  before it is handed over is answered ``skipped``.
+* **Deadlines**: the job at the head of a worker's hands must be finished within
+  ``timeout`` seconds of when the worker started it (when the job before it
+  finished, or when the worker said it was ready); a worker not ready yet gets
+  :data:`STARTUP_TIMEOUT_S` more from its start. :meth:`Scheduler.next_deadline`
+  says when to call :meth:`Scheduler.tick`.
+* **Ends**: a worker that misses its deadline, whose pipe ends (it died, busy or
+  idle) or that sends bytes that are not a message is retired and replaced at
+  once. Only the job at the head of its hands fails (``timeout`` or
+  ``crashed``); the jobs behind it go back to the front of the slot's queue, for
+  its successor.
+* **Giving up**: when a worker cannot be started at all, or when
+  :data:`MAX_FAILED_STARTS` workers in a row end before they are ready, the
+  scheduler gives up: every job not finished is handed back
+  (:class:`GiveUp`), so that its host's owner can run them elsewhere, and no
+  worker is started again. Workers still alive stay until the pool is closed.
+* **Threshold tables**: a job names its table by fingerprint; the document goes
+  along with the first job a worker gets under that table (see
+  :mod:`gzguide.workers.ipc`).
+"""
+
+from __future__ import annotations
+
+import enum
+import zlib
+from collections import deque
+from typing import Final
+
+import msgspec
+
+from gzguide.answer import WorkerRef
+from gzguide.freshness import CacheState
+from gzguide.workers import Job, Outcome, failed, ipc
+
+#: Jobs in a worker's hands at once: enough to keep it busy, few enough to requeue cheaply.
+PIPELINE_DEPTH: Final = 4
+#: What a worker gets, besides the analysis timeout, to say it is ready.
+STARTUP_TIMEOUT_S: Final = 30.0
+#: After this many workers in a row end before they are ready, the scheduler gives up.
+MAX_FAILED_STARTS: Final = 3
+
+
+class WorkerEnd(enum.StrEnum):
+    """Why a worker ended (the ``reason`` of ``worker_exit`` and ``worker_replaced``)."""
+
+    #: The pool was closed and the worker exited on EOF.
+    CLOSED = "closed"
+    #: The pool was closed and the worker had to be killed.
+    KILLED_ON_CLOSE = "killed_on_close"
+    #: Its pipe ended while it had nothing to do.
+    DIED = "died"
+    #: Its pipe ended during a job, or it sent something that is not a message.
+    CRASHED = "crashed"
+    #: It missed a job's deadline.
+    TIMEOUT = "timeout"
+
+
+# -- what the scheduler asks its host to do ---------------------------------------------
+
+
+class Spawn(msgspec.Struct, frozen=True):
+    """Start a worker in ``slot``, then report :meth:`Scheduler.spawned` or ``spawn_failed``."""
+
+    slot: int
+
+
+class Send(msgspec.Struct, frozen=True):
+    """Write ``data`` to the worker in ``slot`` (in order, however long it takes)."""
+
+    slot: int
+    data: bytes
+
+
+class Retire(msgspec.Struct, frozen=True):
+    """Kill and reap the worker in ``slot``, whatever it is doing."""
+
+    slot: int
+    reason: WorkerEnd
+
+
+class Complete(msgspec.Struct, frozen=True):
+    """The job submitted as ``token`` is finished."""
+
+    token: int
+    outcome: Outcome
+
+
+class Notice(msgspec.Struct, frozen=True):
+    """A line for the log."""
+
+    event: str
+    fields: dict[str, object]
+
+
+class GiveUp(msgspec.Struct, frozen=True):
+    """No worker will run anything any more; the jobs of ``tokens`` are handed back."""
+
+    reason: str
+    tokens: tuple[int, ...]
+
+
+Action = Spawn | Send | Retire | Complete | Notice | GiveUp
+
+
+# -- state ------------------------------------------------------------------------------
+
+
+class _Entry(msgspec.Struct, eq=False):
+    token: int
+    job: Job
+
+
+class _Slot(msgspec.Struct, eq=False):
+    index: int
+    #: The live worker; None while there is none (not started, starting, or retired).
+    worker: WorkerRef | None = None
+    #: A :class:`Spawn` is out and not answered yet.
+    starting: bool = False
+    ready: bool = False
+    spawned_at: float = 0.0
+    #: When the job at the head of ``inflight`` started.
+    head_started: float = 0.0
+    queue: deque[_Entry] = msgspec.field(default_factory=deque)
+    inflight: deque[_Entry] = msgspec.field(default_factory=deque)
+    reader: ipc.MessageReader = msgspec.field(default_factory=ipc.result_reader)
+    #: The fingerprint of the threshold table last sent to the worker.
+    table: str | None = None
+    #: The predecessor's pid and end, until its successor has started.
+    replacing: tuple[int, WorkerEnd] | None = None
+
+
+class Scheduler:
+    """The rules of a pool of ``size`` workers whose jobs must finish within ``timeout``."""
+
+    def __init__(self, size: int, timeout: float) -> None:
+        if size < 1:
+            raise ValueError("a pool needs at least one worker")
+        self.size = size
+        self.timeout = timeout
+        self._slots = [_Slot(index) for index in range(size)]
+        self._failed_starts = 0
+        #: Why the scheduler gave up, once it has.
+        self.gave_up: str | None = None
+
+    def affinity(self, path: str) -> int:
+        return zlib.crc32(path.encode("utf-8", "surrogateescape")) % self.size
+
+    def workers(self) -> list[WorkerRef]:
+        return [s.worker for s in self._slots if s.worker is not None]
+
+    # -- inputs ------------------------------------------------------------------------
+
+    def start(self) -> list[Action]:
+        """Start a worker in every slot that has none."""
+        actions: list[Action] = []
+        if self.gave_up is None:
+            for slot in self._slots:
+                if slot.worker is None and not slot.starting:
+                    slot.starting = True
+                    actions.append(Spawn(slot.index))
+        return actions
+
+    def submit(self, token: int, job: Job, now: float) -> list[Action]:
+        if self.gave_up is not None:
+            return [GiveUp(self.gave_up, (token,))]
+        slot = self._slots[self.affinity(job.path)]
+        slot.queue.append(_Entry(token, job))
+        return self._feed(slot, now)
+
+    def spawned(self, index: int, worker: WorkerRef, now: float) -> list[Action]:
+        """The worker asked for by ``Spawn(index)`` runs."""
+        slot = self._slots[index]
+        slot.worker = worker
+        slot.starting = slot.ready = False
+        slot.spawned_at = now
+        slot.reader = ipc.result_reader()
+        slot.table = None
+        actions: list[Action] = [Notice("worker_start", {"worker": worker.as_log()})]
+        if slot.replacing is not None:
+            old_pid, reason = slot.replacing
+            slot.replacing = None
+            fields: dict[str, object] = {
+                "worker": worker.as_log(),
+                "old_pid": old_pid,
+                "reason": reason.value,
+            }
+            actions.append(Notice("worker_replaced", fields))
+        return actions + self._feed(slot, now)
+
+    def spawn_failed(self, index: int, reason: str) -> list[Action]:
+        """The worker asked for by ``Spawn(index)`` could not be started."""
+        self._slots[index].starting = False
+        return self._give_up(f"cannot start a worker: {reason}")
+
+    def received(self, index: int, data: bytes, now: float) -> list[Action]:
+        """Bytes from the worker in ``index``."""
+        slot = self._slots[index]
+        worker = slot.worker
+        if worker is None:
+            return []
+        slot.reader.feed(data)
+        actions: list[Action] = []
+        for message in slot.reader.messages():
+            if isinstance(message, ipc.Ready):
+                slot.ready = True
+                self._failed_starts = 0
+                slot.head_started = now
+                actions.append(Notice("worker_ready", {"worker": worker.as_log()}))
+            elif isinstance(message, ipc.Result):
+                inflight = slot.inflight
+                if not inflight or inflight[0].token != message.seq:
+                    continue  # a result for a job given up on already
+                entry = inflight.popleft()
+                slot.head_started = now
+                outcome = Outcome(
+                    message.report, message.cache, message.identity, message.read_at_ns, worker
+                )
+                actions.append(Complete(entry.token, outcome))
+        if slot.reader.broken is not None:
+            return actions + self._end(slot, WorkerEnd.CRASHED, now)
+        return actions + self._feed(slot, now)
+
+    def ended(self, index: int, now: float) -> list[Action]:
+        """The pipe from the worker in ``index`` ended: the worker is gone."""
+        slot = self._slots[index]
+        if slot.worker is None:
+            return []
+        return self._end(slot, WorkerEnd.CRASHED if slot.inflight else WorkerEnd.DIED, now)
+
+    def tick(self, now: float) -> list[Action]:
+        """The time is ``now``: deadlines that passed are acted on."""
+        actions: list[Action] = []
+        for slot in self._slots:
+            if slot.worker is not None and slot.inflight and now >= self._deadline(slot):
+                actions += self._end(slot, WorkerEnd.TIMEOUT, now)
+            actions += self._skip_late(slot, now)
+        return actions
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`tick` must be called next (monotonic seconds), if ever."""
+        best: float | None = None
+        for slot in self._slots:
+            if slot.worker is not None and slot.inflight:
+                deadline = self._deadline(slot)
+                best = deadline if best is None else min(best, deadline)
+            if slot.queue:
+                start_by = slot.queue[0].job.start_by
+                if start_by is not None:
+                    best = start_by if best is None else min(best, start_by)
+        return best
+
+    # -- rules -------------------------------------------------------------------------
+
+    def _deadline(self, slot: _Slot) -> float:
+        if not slot.ready:
+            return slot.spawned_at + STARTUP_TIMEOUT_S + self.timeout
+        return slot.head_started + self.timeout
+
+    def _feed(self, slot: _Slot, now: float) -> list[Action]:
+        """Hand queued jobs to the slot's worker (or ask for one) as far as the pipeline allows."""
+        actions: list[Action] = []
+        if slot.worker is None:
+            if slot.queue and not slot.starting and self.gave_up is None:
+                slot.starting = True
+                actions.append(Spawn(slot.index))
+            return actions
+        queue, inflight = slot.queue, slot.inflight
+        while queue and len(inflight) < PIPELINE_DEPTH:
+            entry = queue.popleft()
+            start_by = entry.job.start_by
+            if start_by is not None and now >= start_by:
+                actions.append(Complete(entry.token, failed(CacheState.SKIPPED)))
+                continue
+            if not inflight:
+                slot.head_started = now
+            inflight.append(entry)
+            actions.append(Send(slot.index, self._pack(slot, entry)))
+        return actions
+
+    @staticmethod
+    def _pack(slot: _Slot, entry: _Entry) -> bytes:
+        """The job as the worker reads it, with its threshold table when the worker lacks it."""
+        table = entry.job.thresholds
+        fingerprint = table.fingerprint
+        new_table = None
+        if slot.table != fingerprint:
+            new_table = ipc.Table(table.source, table.document)
+            slot.table = fingerprint
+        return ipc.pack(ipc.Job(entry.token, entry.job.path, fingerprint, new_table))
+
+    def _skip_late(self, slot: _Slot, now: float) -> list[Action]:
+        """Queued jobs whose start-by time passed, from the front of the queue."""
+        actions: list[Action] = []
+        queue = slot.queue
+        while queue:
+            start_by = queue[0].job.start_by
+            if start_by is None or now < start_by:
+                break
+            actions.append(Complete(queue.popleft().token, failed(CacheState.SKIPPED)))
+        return actions
+
+    def _end(self, slot: _Slot, reason: WorkerEnd, now: float) -> list[Action]:
+        """Retire the slot's worker: its head job fails, the rest wait for its successor."""
+        worker = slot.worker
+        assert worker is not None
+        actions: list[Action] = []
+        if slot.inflight:
+            head = slot.inflight.popleft()
+            state = CacheState.TIMEOUT if reason is WorkerEnd.TIMEOUT else CacheState.CRASHED
+            fields: dict[str, object] = {
+                "worker": worker.as_log(),
+                "reason": state.value,
+                "file_path": head.job.path,
+                "seq": head.token,
+            }
+            actions.append(Notice("job_failed", fields))
+            actions.append(Complete(head.token, failed(state, worker)))
+        slot.queue.extendleft(reversed(slot.inflight))
+        slot.inflight.clear()
+        if not slot.ready:
+            self._failed_starts += 1
+        actions.append(Retire(slot.index, reason))
+        slot.worker = None
+        slot.ready = False
+        slot.table = None
+        if self.gave_up is not None:
+            return actions
+        if self._failed_starts >= MAX_FAILED_STARTS:
+            return actions + self._give_up(
+                f"{self._failed_starts} workers in a row died on start-up"
+            )
+        slot.replacing = (worker.pid, reason)
+        slot.starting = True
+        actions.append(Spawn(slot.index))
+        return actions
+
+    def _give_up(self, reason: str) -> list[Action]:
+        self.gave_up = reason
+        tokens: list[int] = []
+        for slot in self._slots:
+            tokens += (entry.token for entry in slot.inflight)
+            tokens += (entry.token for entry in slot.queue)
+            slot.inflight.clear()
+            slot.queue.clear()
+            slot.replacing = None
+        return [GiveUp(reason, tuple(tokens))]
