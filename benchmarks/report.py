@@ -125,6 +125,14 @@ def checks(rows: list[Row], memory: dict[str, Any]) -> list[Check]:
             1.25,
         ),
         _ratio_check(
+            "engine_vs_floor_function_dense",
+            "the same on a function-dense module ≤ 1.25×",
+            rows,
+            "engine_floor_dense",
+            "parse_visitors_floor_dense",
+            1.25,
+        ),
+        _ratio_check(
             "startup_vs_interpreter_imports",
             "startup p50 ≤ 1.5× interpreter + `import msgspec, structlog`",
             rows,

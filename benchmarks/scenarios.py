@@ -27,7 +27,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from benchmarks import corpus
 from benchmarks.harness import (
@@ -506,15 +506,36 @@ def _progress(items: list[Path], bench: Bench, label: str) -> Iterator[Path]:
 # -- 8. the engine against its floor, in-process ---------------------------------------
 
 
+#: The function-dense module of the engine-floor scenario: small functions, most of
+#: them inside some advise band, so every detector runs on most of the file.
+DENSE_SEED: Final = 7
+DENSE_LINES: Final = 3000
+
+
 def engine_floor(bench: Bench) -> list[Row]:
     """Cold analysis in one process: the engine against parse + radon's own visitors.
 
     The floor is what any tool computing these metrics with radon must pay on the
     same source: ``ast.parse``, ``cc_visit_ast``, ``h_visit_ast`` and
     ``radon.raw.analyze``. The engine does all of that work's equivalent and more
-    (lizard metrics, cohesion, classification, advice) from one parse and one
-    tokenize pass. Both run in this process, interleaved.
+    (lizard metrics, cohesion, the detectors and advice) from one parse and one
+    tokenize pass. Both run in this process, interleaved, on the stdlib module and
+    on a function-dense synthetic module (where the detectors have the most to do).
     """
+    from benchmarks.corpus import synthetic_module
+
+    stdlib = bench.module.read_bytes()
+    dense = synthetic_module(DENSE_SEED, DENSE_LINES).encode("utf-8")
+    size = f"{bench.module_lines:,}-line stdlib `{bench.module.name}`"
+    lines = dense.count(b"\n")
+    dense_size = f"{lines:,}-line function-dense synthetic module"
+    return [
+        _engine_against_floor(bench, stdlib, "", f"cold analysis in-process: {size}"),
+        _engine_against_floor(bench, dense, "_dense", f"cold analysis in-process: {dense_size}"),
+    ]
+
+
+def _engine_against_floor(bench: Bench, data: bytes, suffix: str, title: str) -> Row:
     import ast
 
     from radon.complexity import cc_visit_ast
@@ -525,7 +546,6 @@ def engine_floor(bench: Bench) -> list[Row]:
     from gzguide.analysis.parsed import parse_module
     from gzguide.analysis.thresholds import default_thresholds
 
-    data = bench.module.read_bytes()
     text = data.decode("utf-8")
     table = default_thresholds()
 
@@ -545,16 +565,20 @@ def engine_floor(bench: Bench) -> list[Row]:
         return time.perf_counter_ns() - started
 
     series = Series(
-        "engine_cold", "engine, cold", "parse, every metric, archetypes and advice, in-process"
+        f"engine_cold{suffix}",
+        "engine, cold",
+        "parse, every metric, detectors and advice, in-process",
     )
     floor_s = _baseline(
-        "parse_visitors_floor",
+        f"parse_visitors_floor{suffix}",
         "parse + visitors",
         "ast.parse + cc_visit_ast + h_visit_ast + radon.raw.analyze on the same source",
     )
     engine(0), floor(0)  # unmeasured: imports and first-call costs
     bench.interleave(
-        "engine floor", [Arm(series, engine), Arm(floor_s, floor)], bench.plan.cold_iterations, 60.0
+        f"engine floor{suffix.replace('_', ' ')}",
+        [Arm(series, engine), Arm(floor_s, floor)],
+        bench.plan.cold_iterations,
+        60.0,
     )
-    size = f"{bench.module_lines:,}-line stdlib `{bench.module.name}`"
-    return [Row("engine_floor", f"cold analysis in-process: {size}", series, [floor_s])]
+    return Row(f"engine_floor{suffix}", title, series, [floor_s])

@@ -28,6 +28,7 @@ SCENARIOS = {
     "edit_session_edited",
     "edit_session_unchanged",
     "engine_floor",
+    "engine_floor_dense",
     "memory_run",
 }
 CHECKS = {
@@ -35,6 +36,7 @@ CHECKS = {
     "cold_pool_vs_workers_0",
     "startup_vs_interpreter_imports",
     "engine_vs_parse_visitors_floor",
+    "engine_vs_floor_function_dense",
     "memory_after_3000_files",
     "memory_growth_second_half",
     "logging_overhead",
@@ -51,6 +53,7 @@ BASELINES = {
     "edit_session_edited": {"naive_server", "radon_process"},
     "edit_session_unchanged": {"naive_server", "radon_process"},
     "engine_floor": {"parse_visitors_floor"},
+    "engine_floor_dense": {"parse_visitors_floor_dense"},
     "memory_run": set(),
 }
 SUMMARY_FIELDS = ("median_ms", "p95_ms", "p99_ms", "mean_ms", "min_ms", "max_ms")
