@@ -280,16 +280,6 @@ class Examiner:
                 out.append(found)
         return out
 
-    def obstacles(self, min_points: int) -> list[tuple[str, Stmt]]:
-        """Why each compound statement holding ``min_points`` or more cannot move out."""
-        found = []
-        for stmt in self.view.statements:
-            if stmt.blocks and not stmt.is_elif and stmt.points >= min_points:
-                verdict = self.examine((stmt,))
-                if isinstance(verdict, str):
-                    found.append((verdict, stmt))
-        return found
-
     def _examine(self, stmts: tuple[Stmt, ...]) -> Extraction | str:
         view = self.view
         first, last = stmts[0], stmts[-1]

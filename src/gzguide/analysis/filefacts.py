@@ -70,19 +70,6 @@ class FileFacts:
         """Each function's named parameters a caller passes, by the function's key."""
         return {s.key: caller_parameters(s) for s in self.functions}
 
-    @cached_property
-    def by_key(self) -> dict[tuple[int, int], Scope]:
-        return {s.key: s for s in self.functions}
-
-    @cached_property
-    def by_parameter(self) -> dict[str, list[Scope]]:
-        """Parameter name -> the functions that take it (the receiver aside)."""
-        index: dict[str, list[Scope]] = {}
-        for scope in self.functions:
-            for name in self.parameters[scope.key]:
-                index.setdefault(name, []).append(scope)
-        return index
-
 
 def _is_static(node: FunctionNode) -> bool:
     return any(
