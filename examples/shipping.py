@@ -1,8 +1,8 @@
 """Shipping helpers for the order module: the second example the quick start analyzes.
 
-Written to show more than complexity: parameters that travel in a pack, a
-function more interested in another object than in its own data, string codes
-standing in for a type, a class doing two unrelated jobs.
+Written to show more than complexity: a walk through another object's parts,
+string codes mapped to results, a class doing two unrelated jobs. The address
+fields travel in a pack, but three parameters are not yet worth a hint.
 """
 
 from __future__ import annotations

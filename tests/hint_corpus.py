@@ -23,6 +23,8 @@ from gzguide.analysis.model import Finding
 from gzguide.analysis.thresholds import default_thresholds
 
 LABELS = Path(__file__).resolve().parent / "corpus" / "labels.json"
+#: Labels of a sample of values from modules ``LABELS`` does not cover.
+SAMPLED = Path(__file__).resolve().parent / "corpus" / "labels-sample.json"
 SITE = Path(sysconfig.get_paths()["purelib"])
 
 #: Beyond the labelled modules, the automatic checks read whole packages (or the
@@ -78,9 +80,20 @@ def version_problems() -> list[str]:
 
 @cache
 def labels() -> dict[str, dict[tuple[str, int], Label]]:
-    """Labels by module path, then by (metric, start line)."""
+    """Labels of the fully labelled modules, by path, then by (metric, start line)."""
+    return _by_module(document()["modules"])
+
+
+@cache
+def sampled_labels() -> dict[str, dict[tuple[str, int], Label]]:
+    """Labels of the sampled values, by path, then by (metric, start line)."""
+    sample: dict[str, Any] = json.loads(SAMPLED.read_text(encoding="utf-8"))
+    return _by_module(sample["modules"])
+
+
+def _by_module(modules: list[dict[str, Any]]) -> dict[str, dict[tuple[str, int], Label]]:
     out: dict[str, dict[tuple[str, int], Label]] = {}
-    for module in document()["modules"]:
+    for module in modules:
         path = module["path"]
         out[path] = {
             (row["metric"], row["start_line"]): Label(

@@ -1,13 +1,14 @@
 """Hint quality on real third-party code: the hand labels, and automatic checks that
 every move is true of the code it is about.
 
-The labels (``tests/corpus/labels.json``) judge every value inside its advise band
-in 15 modules of 13 packages: whether a hint there is worth showing, and what its
-archetype really is. The automatic checks run over a larger corpus (whole packages)
-and re-derive from the source, independently of the engine, what each move claims:
-that a block moves out unchanged, that it takes the decision points it says, that
-a nesting hint sits on real nesting, and the ten failure patterns of the old
-engine (each must be zero).
+The labels judge values inside their advise band: every one in 15 modules of 13
+packages (``tests/corpus/labels.json``), and a blind sample of 94 from 52 other
+modules (``tests/corpus/labels-sample.json``): whether a hint there is worth
+showing, and what its archetype really is. The automatic checks run over a larger
+corpus (whole packages) and re-derive from the source, independently of the engine,
+what each move claims: that a block moves out unchanged, that it takes the decision
+points it says, that a nesting hint sits on real nesting, and the ten failure
+patterns of the old engine (each must be zero).
 """
 
 from __future__ import annotations
@@ -46,19 +47,26 @@ def all_findings() -> Iterator[tuple[str, Finding]]:
 
 
 def labelled() -> list[tuple[corpus.Label, Finding | None]]:
+    """Every label of both sets, with the hint given there (if any)."""
     out = []
     for path, by_key in corpus.labels().items():
         got = {(f.metric, f.start_line): f for f in corpus.findings(path)}
         unlabelled = set(got) - set(by_key)
         assert not unlabelled, f"{path}: hints nobody labelled: {sorted(unlabelled)}"
         out.extend((label, got.get(key)) for key, label in by_key.items())
+    for path, by_key in corpus.sampled_labels().items():
+        assert path not in corpus.labels(), f"{path} is in both label sets"
+        got = {(f.metric, f.start_line): f for f in corpus.findings(path)}
+        out.extend((label, got.get(key)) for key, label in by_key.items())
     return out
 
 
 def test_the_corpus_is_labelled_by_hand_and_large_enough() -> None:
     rows = labelled()
-    assert len(rows) >= 150
+    assert len(rows) >= 400
     assert len({label.path.split("/")[0] for label, _ in rows}) >= 10
+    for path in [*corpus.labels(), *corpus.sampled_labels()]:
+        assert path in corpus.corpus_files(), f"{path} is labelled but not in the corpus"
 
 
 def test_every_owed_hint_is_given() -> None:

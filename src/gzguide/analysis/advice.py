@@ -82,13 +82,8 @@ METRIC_LABELS: Final[dict[str, str]] = {
 #: The metrics this engine can advise on.
 ADVISED_METRICS: Final = frozenset(METRIC_LABELS)
 
-#: A signature this long is the move for a complexity hint that has no other.
-LONG_SIGNATURE: Final = 6
 #: A size move must remove at least this many lines.
 MIN_SIZE_GAIN: Final = 4
-#: An extraction for size must be a real step: this long, with this many points.
-SIZE_BLOCK_LINES: Final = 6
-SIZE_BLOCK_POINTS: Final = 2
 #: An extraction for complexity must take at least this many points, be this long,
 #: and be at most this share of the function's body.
 COMPLEXITY_BLOCK_POINTS: Final = 2
@@ -182,7 +177,7 @@ class _FunctionMoves:
     @cached_property
     def blocks(self) -> list[Extraction]:
         """The blocks that can move out and hold enough points for any concern's move."""
-        return self.examiner.extractions(min(COMPLEXITY_BLOCK_POINTS, SIZE_BLOCK_POINTS))
+        return self.examiner.extractions(COMPLEXITY_BLOCK_POINTS)
 
 
 def _moves_of(scope: Scope, facts: FileFacts) -> _FunctionMoves:
@@ -246,18 +241,10 @@ def _body_lines(view: FunctionView) -> int:
 
 
 def _size_move(found: _FunctionMoves) -> Move | None:
+    # Only an idiom that visibly removes lines: reviewers judged "extract this step"
+    # for length alone a matter of taste, and a long function with no such idiom is
+    # better left without a hint than told to split.
     moves = [m for m in found.local if m.gain(Concern.SIZE) >= MIN_SIZE_GAIN]
-    # A step of the function, not the function itself.
-    body = _body_lines(found.view)
-    moves.extend(
-        b.move(found.view, Concern.SIZE, 0)
-        for b in found.blocks
-        if b.is_loop_step
-        and not b.tail
-        and b.size * 2 <= body
-        and b.size >= SIZE_BLOCK_LINES
-        and b.points >= SIZE_BLOCK_POINTS
-    )
     return _best(moves, Concern.SIZE)
 
 
@@ -425,9 +412,6 @@ class Advisor:
                 move = max(tidy, key=lambda m: m.priority) if tidy else None
             if move is None and not lizard:
                 move = chain_move(found.view, receiver_of(scope))
-            if move is None and not lizard and len(caller_parameters(scope)) >= LONG_SIGNATURE:
-                listed = [m for m in parameter_moves(scope, self.facts) if m.kind == "long_list"]
-                move = listed[0] if listed else None
             if move is None and not lizard:
                 move = next((m for m in found.local if m.kind == "short_switch"), None)
             if move is None and not lizard:

@@ -4,9 +4,14 @@ A chain is a dispatch when 3 or more of its arms (three quarters of them at leas
 test the same subject:
 
 * by **type** (``isinstance(x, T)``, ``type(x) is T``, class patterns) or by **tag**
-  (``x.kind == "..."``, ``msg["type"] == "..."``, or any literal code the function
-  was handed as a parameter): behaviour is chosen per case, so each case can be a
-  handler in a table (``switch_on_type``);
+  (``x.kind == "..."``, ``msg["type"] == "..."``): behaviour is chosen per case, so
+  each case can be a handler in a table (``switch_on_type``);
+* by a bare **code** the function was handed (a parameter compared with three or
+  more literals): a primitive standing for a closed set of cases
+  (``primitive_obsession``): an Enum names them, a table of handlers replaces the
+  chain;
+* by a bare code, with arms that do the same thing with other values: still a
+  code, but the values are a table (``table_of_cases``);
 * by **literal value**, with every arm only producing a value (one ``return`` or one
   assignment to the same name): the chain is a table written as code
   (``dict_lookup``).
@@ -22,10 +27,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Final
 
+from gzguide.analysis.astshape import shape
 from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines
 from gzguide.analysis.walk import FunctionView, Stmt
 
 SWITCH: Final = "switch_on_type"
+PRIMITIVE: Final = "primitive_obsession"
 #: Attribute or key names that hold a discriminating tag.
 TAG_NAMES: Final = frozenset(
     {"type", "kind", "tag", "variant", "op", "opcode", "category", "__class__", "mode", "command"}
@@ -89,7 +96,8 @@ def _subject_of(test: ast.expr, params: frozenset[str]) -> _Test | None:
             return _Test("tag", ast.dump(subject), subject)
         if isinstance(subject, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
             if isinstance(subject, ast.Name) and (subject.id in params or subject.id in TAG_NAMES):
-                return _Test("tag", ast.dump(subject), subject)
+                # A bare code handed in (or named as one), standing for a closed set.
+                return _Test("code", ast.dump(subject), subject)
             return _Test("value", ast.dump(subject), subject)
     return None
 
@@ -202,7 +210,17 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
         return Move("dict_lookup", UNCLASSIFIED, text, span, gains, priority=5)
     if kind == "value":
         return None  # choosing behaviour by a plain local's value: a parser's job, often
-    by = "type" if kind == "type" else "value"
+    bodies = [body for _, body, _ in arms]
+    if kind == "code" and len({_body_shape(b) for b in bodies}) == 1:
+        # Arms that do the same thing with other values: the values are a table.
+        text = (
+            f"The {len(arms)} arms of the chain at {where} do the same thing with other "
+            f"values: a table from {code(shown, 30)} to those values and one arm say it once."
+        )
+        gains[Concern.SIZE] = max(0, span[1] - span[0] + 1 - 2 * len(arms))
+        return Move("table_of_cases", PRIMITIVE, text, span, gains, priority=5)
+    archetype = SWITCH if kind in ("type", "tag") else PRIMITIVE
+    by = {"type": "type", "tag": "tag", "code": "code"}[kind]
     if len(arms) < HANDLER_ARMS and span[1] - span[0] + 1 < HANDLER_LINES:
         # A short chain reads better than a table of three handlers; it is still the
         # function's shape, and the place a table goes once more cases join.
@@ -211,17 +229,22 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
             f"{cases} short arms: clear as it is, and the place for a table of "
             "handlers once more cases join."
         )
-        return Move("short_switch", SWITCH, text, span, {}, priority=0)
-    remedy = (
-        "a dict from type to handler, or `functools.singledispatch`, replaces it."
-        if kind == "type"
-        else "a dict from each value to a handler function replaces it."
-    )
+        return Move("short_switch", archetype, text, span, {}, priority=0)
+    if kind == "type":
+        remedy = "a dict from type to handler, or `functools.singledispatch`, replaces it."
+    elif kind == "tag":
+        remedy = "a dict from each tag to a handler function replaces it."
+    else:
+        remedy = "an Enum of the codes and a dict from each to a handler replace it."
     text = (
         f"The chain at {where} picks behaviour by the {by} of {code(shown, 40)} "
         f"in {cases} arms: {remedy}"
     )
-    return Move("dispatch_table", SWITCH, text, span, gains, priority=6)
+    return Move("dispatch_table", archetype, text, span, gains, priority=6)
+
+
+def _body_shape(body: list[ast.stmt]) -> object:
+    return tuple(shape(s) for s in body)
 
 
 def _chain_points(view: FunctionView, stmt: Stmt, arms: int) -> int:
@@ -254,7 +277,11 @@ def _match_move(stmt: Stmt) -> Move | None:
 
 
 def dispatch_moves(view: FunctionView) -> list[Move]:
-    params = frozenset(view.params)
+    name = view.node.name
+    # A special method's parameters are set by the protocol that calls it (the name
+    # `__getattr__` is asked for is any string), so they are no code to replace.
+    dunder = name.startswith("__") and name.endswith("__")
+    params = frozenset() if dunder else frozenset(view.params)
     found: list[Move] = []
     taken: set[int] = set()
     for stmt in view.statements:

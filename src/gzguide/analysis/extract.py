@@ -88,13 +88,6 @@ class Extraction:
         return self.end_line - self.start_line + 1
 
     @property
-    def is_loop_step(self) -> bool:
-        """A loop, alone or after the statements that prepare it: a step with a name."""
-        return isinstance(self.statements[-1].node, ast.For | ast.AsyncFor | ast.While) and (
-            len(self.statements) <= 3
-        )
-
-    @property
     def what(self) -> str:
         if len(self.statements) == 1:
             node = self.statements[0].node

@@ -31,10 +31,14 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import Final
 
+from gzguide.analysis.astshape import shape
 from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines, plural, snippet
 from gzguide.analysis.walk import FunctionView, Stmt
 
 ARROWHEAD: Final = "arrowhead"
+#: A guard clause is worth it when the code it lets move out a level has this many
+#: lines of code.
+GUARD_LINES: Final = 6
 #: So many same-shaped ``if``s in a row make a table; two suffice when each is a
 #: block of this many lines.
 REPEATS: Final = 3
@@ -97,6 +101,30 @@ def _body_lines(statements: list[ast.stmt]) -> int:
     if not statements:
         return 0
     return (statements[-1].end_lineno or statements[-1].lineno) - statements[0].lineno + 1
+
+
+def _code_lines(statements: list[ast.stmt]) -> int:
+    """Lines that hold code, blank lines and comments left out: how long a body reads."""
+    held: set[int] = set()
+    pending = list(statements)
+    while pending:
+        node = pending.pop()
+        inner = [
+            child
+            for name in ("body", "orelse", "finalbody", "handlers", "cases")
+            for child in getattr(node, name, ())
+        ]
+        if not inner:
+            held.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+            continue
+        held.add(node.lineno)
+        for child in inner:
+            if isinstance(child, ast.stmt):
+                pending.append(child)
+            else:  # an except handler or a match case: its header, then its body
+                held.add(child.lineno)
+                pending.extend(child.body)
+    return len(held)
 
 
 # -- loops -------------------------------------------------------------------------------
@@ -566,31 +594,9 @@ def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
     return Move("merge_ifs", archetype, text, span, {Concern.NESTING: 1}, 3)
 
 
-def _shape(node: ast.AST) -> object:
-    """The node's structure with every name, attribute and constant left out (a tuple
-    of those is a value too: ``isinstance(x, A)`` and ``isinstance(x, (A, B))`` alike)."""
-    if isinstance(node, ast.Name | ast.Constant | ast.Attribute) or (
-        isinstance(node, ast.Tuple)
-        and all(isinstance(e, ast.Name | ast.Constant | ast.Attribute) for e in node.elts)
-    ):
-        return "value"
-    parts: list[object] = [type(node).__name__]
-    for name in node._fields:
-        if name in ("ctx", "type_comment") or (name == "attr" and isinstance(node, ast.Attribute)):
-            continue
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            parts.append(tuple(_shape(v) if isinstance(v, ast.AST) else v for v in value))
-        elif isinstance(value, ast.AST):
-            parts.append(_shape(value))
-        else:
-            parts.append(value)
-    return tuple(parts)
-
-
 def _case_shape(node: ast.If) -> object:
     """An ``if`` of a run of cases: its test and body, values left out."""
-    return (_shape(node.test), tuple(_shape(s) for s in node.body))
+    return (shape(node.test), tuple(shape(s) for s in node.body))
 
 
 def repeated_ifs(view: FunctionView) -> Iterator[Move]:
@@ -702,6 +708,8 @@ def _guard_before_return(stmt: Stmt, view: FunctionView) -> Move | None:
     if not isinstance(after, ast.Return) or stmt.index + 2 != len(stmt.container):
         return None
     if not isinstance(node.body[-1], ast.Return) or not any(_compound(s) for s in node.body):
+        return None  # work that falls through to the final return is clear as it is
+    if _code_lines(node.body) < GUARD_LINES:
         return None
     guard = ast.If(negation(node.test), [after], [])
     inner = lines(node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno)
@@ -709,9 +717,8 @@ def _guard_before_return(stmt: Stmt, view: FunctionView) -> Move | None:
         f"The `if` on line {node.lineno} wraps the function's work and the last line returns "
         f"the other case: {code(guard, 60)} first lets {inner} move out a level."
     )
-    archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
     span = (node.lineno, after.end_lineno or after.lineno)
-    return Move("return_guard", archetype, text, span, {Concern.NESTING: 1}, 2)
+    return Move("return_guard", ARROWHEAD, text, span, {Concern.NESTING: 1}, 2)
 
 
 def _compound(node: ast.stmt) -> bool:
@@ -733,14 +740,11 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
             return None
     elif parent is not None:
         return None
-    body_lines = _body_lines(node.body)
-    if not any(_compound(s) for s in node.body):
-        return None  # flattening plain statements by a level changes little
-    archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
+    body_lines = _code_lines(node.body)
+    if not any(_compound(s) for s in node.body) or body_lines < GUARD_LINES:
+        return None  # flattening a few plain lines by a level changes little
     if not node.orelse:
-        if body_lines < 3 or len(node.body) < 2:
-            return None
-        if not in_loop and (body_lines * 2 < _body_lines(view.node.body) or _fails(node.body)):
+        if not in_loop and (body_lines * 2 < _code_lines(view.node.body) or _fails(node.body)):
             return None  # not the main path: an error exit reads better where it is
         guard = ast.If(negation(node.test), [ast.Continue() if in_loop else ast.Return()], [])
         where = "loop body" if in_loop else "function"
@@ -750,7 +754,7 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
             f"{code(guard, 60)} lets {inner} move out a level."
         )
         kind = "continue_guard" if in_loop else "return_guard"
-        return Move(kind, archetype, text, _span(stmt), {Concern.NESTING: 1}, 2)
+        return Move(kind, ARROWHEAD, text, _span(stmt), {Concern.NESTING: 1}, 2)
     # An else that only leaves: handle it first.
     orelse = node.orelse
     if len(orelse) > 2 or isinstance(orelse[0], ast.If):
@@ -758,7 +762,7 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
     last = orelse[-1]
     if not isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
         return None
-    if body_lines < 3 or _body_lines(orelse) * 2 > body_lines:
+    if body_lines < 3 or _code_lines(orelse) * 2 > body_lines:
         return None
     word = type(last).__name__.lower()
     test = code(negation(node.test), 50)
@@ -767,7 +771,7 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
         f"The `else` of the `if` on line {node.lineno} only does a `{word}`: put it first, "
         f"under {test}, and {inner} move out a level."
     )
-    return Move("else_guard", archetype, text, _span(stmt), {Concern.NESTING: 1}, 2)
+    return Move("else_guard", ARROWHEAD, text, _span(stmt), {Concern.NESTING: 1}, 2)
 
 
 def _else_if(stmt: Stmt, view: FunctionView) -> Move | None:

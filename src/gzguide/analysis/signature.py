@@ -7,8 +7,9 @@ and one of these:
 * ``flag_split``: a parameter defaulting to ``True``/``False`` that the body only
   tests, where what it selects is a large part of the function: two functions,
   one per value, say at the call site what they do;
-* ``parameter_object``: the same three or more names travel together through three
-  or more functions of the file (``data_clumps``). Not a data clump: functions that
+* ``parameter_object``: in a signature of four or more such parameters, three or
+  more names that travel together through three or more functions of the file
+  (``data_clumps``). Not a data clump: functions that
   share one signature shape (the clump at the same places of signatures of the same
   length: a family of callbacks, validators or handlers), overrides of one method,
   dunder methods, nested functions (callbacks shaped by what calls them), and
@@ -32,6 +33,9 @@ from gzguide.analysis.scopes import Scope
 MIN_PARAMETERS: Final = 3
 LONG_LIST: Final = 5
 CLUMP_NAMES: Final = 3
+#: Three parameters shared across a few functions are mostly a family of one
+#: signature, or plain inputs; a clump is told apart in longer signatures.
+CLUMP_SIGNATURE: Final = 4
 CLUMP_FUNCTIONS: Final = 3
 #: What a flag selects must be at least this share of the function's body lines.
 FLAG_SHARE: Final = 0.4
@@ -49,7 +53,7 @@ def parameter_moves(scope: Scope, facts: FileFacts) -> list[Move]:
         m
         for m in (
             _flag_split(scope, facts, named),
-            _data_clump(scope, facts, named),
+            _data_clump(scope, facts, named) if len(named) >= CLUMP_SIGNATURE else None,
         )
         if m is not None
     ]
