@@ -1033,3 +1033,25 @@ def test_the_log_record_of_a_text_says_so_and_how_big_it_was() -> None:
     first = Session().handle_body(as_body(init(1, "1.3")))
     assert isinstance(first, Reply) and first.record is not None
     assert first.record.log_fields(0.1)["protocol"] == "1.1"
+
+
+def test_the_shipped_schema_states_the_1_1_rule() -> None:
+    results = validator_for(PROTOCOL_SCHEMA, "/$defs/InitializeResult")
+    for protocol in PROTOCOLS:
+        answer = {"version": protocol.version, "capabilities": list(protocol.capabilities)}
+        results.validate(answer)
+        assert answer in load_schema(PROTOCOL_SCHEMA)["$defs"]["InitializeResult"]["examples"]
+    text_params = validator_for(PROTOCOL_SCHEMA, "/$defs/AnalyzeTextParams")
+    for params in (
+        {"file_path": "m.py", "text": ""},
+        {"file_path": "m.py", "text": "x = 1\n", "cursor_position": 3},
+        {"file_path": "m.py", "cursor_position": None},
+    ):
+        text_params.validate(params)
+    for bad in (5, None, True, ["x"], {"x": 1}):
+        assert not text_params.is_valid({"file_path": "m.py", "text": bad})
+    # A 1.0 session's params accept any text, as they accept any unknown field.
+    for anything in ("x", 5, None):
+        validator_for(PROTOCOL_SCHEMA, "/$defs/AnalyzeParams").validate(
+            {"file_path": "m.py", "text": anything}
+        )
