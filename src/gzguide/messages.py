@@ -10,7 +10,10 @@ A frame body becomes either a :class:`Request` (id, method, raw params) or an
 
 Params are decoded per method by :func:`decode_params` into their Structs, whose
 failures are ``-32602`` with msgspec's precise message. Unknown fields are ignored
-everywhere (a 1.x client may send parameters a 1.0 server does not know).
+everywhere (a 1.x client may send parameters a 1.0 server does not know). Which
+Struct an ``analyze`` request is decoded into depends on the protocol version the
+session runs at (:data:`PROTOCOLS`): :class:`AnalyzeParams` in 1.0, where
+``text`` is just an unknown field, :class:`AnalyzeTextParams` from 1.1 on.
 
 Responses are Structs too, so field order is fixed (hint fields in schema order),
 output is compact, and ``result`` and ``error`` can never appear together. An
@@ -42,6 +45,23 @@ RequestId = int | str
 VERSION_PATTERN: Final = r"^[0-9]+\.[0-9]+"
 
 
+class Protocol(msgspec.Struct, frozen=True):
+    """A protocol version this server speaks, and what a session at that version offers."""
+
+    version: str
+    capabilities: tuple[str, ...]
+    #: Whether ``analyze`` takes the buffer's ``text`` (the ``analyze.text`` capability).
+    text: bool
+
+
+#: Every version implemented, by minor number: a client of major 1 gets the highest
+#: one its minor version reaches, so a 1.0 client sees exactly what 1.0 servers say.
+PROTOCOLS: Final = (
+    Protocol("1.0", ("analyze",), text=False),
+    Protocol("1.1", ("analyze", "analyze.text"), text=True),
+)
+
+
 # -- requests ----------------------------------------------------------------
 
 
@@ -58,6 +78,14 @@ class InitializeParams(msgspec.Struct):
 class AnalyzeParams(msgspec.Struct):
     file_path: Annotated[str, msgspec.Meta(min_length=1)]
     cursor_position: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class AnalyzeTextParams(AnalyzeParams):
+    """``analyze`` params from protocol 1.1 on: the buffer's contents may come along."""
+
+    #: The buffer's whole contents, analyzed instead of the file (which is not read);
+    #: ``cursor_position`` is then a byte offset into its UTF-8 encoding.
+    text: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class Request(msgspec.Struct, frozen=True):
@@ -137,10 +165,11 @@ _method_decoder: Final = msgspec.json.Decoder(str)
 _syntax_decoder: Final = msgspec.json.Decoder(msgspec.Raw)
 _encoder: Final = msgspec.json.Encoder()
 
-P = TypeVar("P", InitializeParams, AnalyzeParams)
+P = TypeVar("P", InitializeParams, AnalyzeParams, AnalyzeTextParams)
 _param_decoders: Final[dict[type[Any], msgspec.json.Decoder[Any]]] = {
     InitializeParams: msgspec.json.Decoder(InitializeParams),
     AnalyzeParams: msgspec.json.Decoder(AnalyzeParams),
+    AnalyzeTextParams: msgspec.json.Decoder(AnalyzeTextParams),
 }
 
 
@@ -224,6 +253,8 @@ def decode_params(params: msgspec.Raw | None, kind: type[P]) -> P:
     except msgspec.ValidationError as exc:
         if kind is AnalyzeParams and _is_cursor_out_of_range(exc):
             return _analyze_params_far_cursor(params)  # type: ignore[return-value]
+        if kind is AnalyzeTextParams and _is_cursor_out_of_range(exc):
+            return _analyze_text_params_far_cursor(params)  # type: ignore[return-value]
         raise ParamsError(f"Invalid params: {_params_path(exc)}") from None
     except (msgspec.DecodeError, RecursionError):
         raise ParamsError("Invalid params: params could not be decoded") from None
@@ -241,7 +272,12 @@ class _AnalyzeParamsRawCursor(msgspec.Struct):
     cursor_position: msgspec.Raw = msgspec.Raw()
 
 
+class _AnalyzeTextParamsRawCursor(_AnalyzeParamsRawCursor):
+    text: str | msgspec.UnsetType = msgspec.UNSET
+
+
 _raw_cursor_decoder: Final = msgspec.json.Decoder(_AnalyzeParamsRawCursor)
+_raw_cursor_text_decoder: Final = msgspec.json.Decoder(_AnalyzeTextParamsRawCursor)
 
 
 def _is_cursor_out_of_range(exc: msgspec.ValidationError) -> bool:
@@ -261,6 +297,17 @@ def _analyze_params_far_cursor(params: msgspec.Raw) -> AnalyzeParams:
     if not bytes(wire.cursor_position).isdigit():
         raise ParamsError("Invalid params: `params.cursor_position` must be >= 0")
     return AnalyzeParams(file_path=wire.file_path, cursor_position=FAR_CURSOR)
+
+
+def _analyze_text_params_far_cursor(params: msgspec.Raw) -> AnalyzeTextParams:
+    """:func:`_analyze_params_far_cursor` for 1.1 params, whose ``text`` must be valid too."""
+    try:
+        wire = _raw_cursor_text_decoder.decode(params)
+    except msgspec.ValidationError as exc:
+        raise ParamsError(f"Invalid params: {_params_path(exc)}") from None
+    if not bytes(wire.cursor_position).isdigit():
+        raise ParamsError("Invalid params: `params.cursor_position` must be >= 0")
+    return AnalyzeTextParams(file_path=wire.file_path, cursor_position=FAR_CURSOR, text=wire.text)
 
 
 def _params_path(exc: msgspec.ValidationError) -> str:

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gzguide.analysis.thresholds import Thresholds
+    from gzguide.workers import Outcome
+    from gzguide.workers.analyst import Analyst
     from gzguide.workers.ipc import Job
 
 #: How often the watchdog checks that the parent is still alive.
@@ -119,6 +121,18 @@ class Tables:
         return current
 
 
+def analyze(analyst: Analyst, job: Job, text: bytes | None, thresholds: Thresholds) -> Outcome:
+    """The outcome of one job: the file at its path, or the text that came with it."""
+    from gzguide.workers import Text
+    from gzguide.workers.ipc import ProtocolError
+
+    if text is None:
+        return analyst.analyze(job.path, thresholds)
+    if job.text_digest is None:
+        raise ProtocolError(f"job {job.seq} carries a text without its digest")
+    return analyst.analyze_text(job.path, Text(text, job.text_digest), thresholds)
+
+
 def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="gzguide-worker")
     parser.add_argument("--jobs-fd", type=int, required=True)
@@ -141,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from gzguide import logs
     from gzguide.workers.analyst import Analyst
-    from gzguide.workers.ipc import Job, ProtocolError, Ready, Result, job_reader, pack
+    from gzguide.workers.ipc import ProtocolError, Ready, Result, job_reader, pack
 
     logs.quiet_stray_output()
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
@@ -172,12 +186,11 @@ def main(argv: list[str] | None = None) -> int:
             if not chunk:
                 return 0
             reader.feed(chunk)
-            jobs = reader.messages()
+            jobs = reader.jobs()
             if reader.broken is not None:
                 raise ProtocolError(f"the job pipe holds something else: {reader.broken}")
-            for job in jobs:
-                assert isinstance(job, Job)
-                outcome = analyst.analyze(job.path, tables.for_job(job))
+            for job, text in jobs:
+                outcome = analyze(analyst, job, text, tables.for_job(job))
                 send(
                     pack(
                         Result(
@@ -186,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
                             cache=outcome.cache,
                             identity=outcome.identity,
                             read_at_ns=outcome.read_at_ns,
+                            digest=outcome.digest,
                         )
                     )
                 )
