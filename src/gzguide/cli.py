@@ -1,6 +1,7 @@
 """The ``gz`` command.
 
 ``gz complexity guide --server``   serve the authoring-guide protocol on stdin/stdout
+``gz complexity guide --lsp``      serve the Language Server Protocol on stdin/stdout
 ``gz complexity guide PATH...``    print the hints the server would give for PATHs
 ``gz complexity guide --stdin-path NAME``  the same for the text on stdin, reported as NAME
 ``gz complexity measure PATH...``  print every metric value, in or out of any band
@@ -59,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     guide.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to analyze")
     guide.add_argument("--server", action="store_true", help="serve the protocol on stdio")
+    guide.add_argument(
+        "--lsp", action="store_true", help="serve the Language Server Protocol (3.17) on stdio"
+    )
     guide.add_argument("--json", action="store_true", help="print protocol hint objects as JSON")
     guide.add_argument(
         "--stdin-path",
@@ -118,12 +122,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if not getattr(args, "server", False):
+    if not getattr(args, "server", False) and not getattr(args, "lsp", False):
         _quiet_broken_pipe()
     if args.tool == "complexity" and args.command == "guide":
-        if args.server:
+        if args.server or args.lsp:
+            mode = "--lsp" if args.lsp else "--server"
+            if args.server and args.lsp:
+                print("gz: --server and --lsp are two modes: choose one", file=sys.stderr)
+                return 2
             if args.paths or args.stdin_path is not None:
-                print("gz: --server takes no PATH arguments nor --stdin-path", file=sys.stderr)
+                print(f"gz: {mode} takes no PATH arguments nor --stdin-path", file=sys.stderr)
                 return 2
             return run_server(args)
         if args.stdin_path is not None:
@@ -181,7 +189,8 @@ def run_server(args: argparse.Namespace) -> int:
     log.info(
         "server_start",
         version=__version__,
-        protocol=PROTOCOL_VERSION,
+        protocol="lsp-3.17" if args.lsp else PROTOCOL_VERSION,
+        transport="stdio",
         root=root,
         workers=workers,
         analysis_timeout_s=args.analysis_timeout,
@@ -190,6 +199,10 @@ def run_server(args: argparse.Namespace) -> int:
     )
     try:
         companions = [pool] if pool is not None else []
+        if args.lsp:
+            from gzguide.lsp.server import serve_lsp
+
+            return serve_lsp(service, log, out_fd, companions=companions, idle=logs.flush)
         return serve(service, log, out_fd, companions=companions, idle=logs.flush)
     finally:
         backend.close()

@@ -1,0 +1,573 @@
+"""The LSP front end on the daemon's loop.
+
+Bytes from stdin go through the one framing decoder (:mod:`gzguide.framing`, with its
+limits and realignment), each body through :mod:`~gzguide.lsp.jsonrpc` and the
+session's :class:`~gzguide.lsp.lifecycle.Lifecycle`, then to a handler. Unlike the
+authoring-guide front end, input is read all the time: an editor sends changes
+while a document is being analyzed, and answers may go out in any order.
+
+Each open Python document is analyzed as its buffer's text, through the same
+service, memo and worker pool as an ``analyze`` request with ``text``: after a
+change, once the debounce has passed without another one (a deadline of
+:class:`~gzguide.lsp.timers.Timers` on the loop), and at most one analysis per
+document at a time. A result is used only if the document has not changed since
+the analysis started; otherwise the document is analyzed again. Results are
+pushed (``textDocument/publishDiagnostics`` with the document's version), or,
+for a client that can pull diagnostics, answered to its ``textDocument/diagnostic``
+requests instead. A pull or a hover on a document whose latest version is not
+analyzed yet waits for it (and cuts its debounce short).
+"""
+
+from __future__ import annotations
+
+import gc
+import signal
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Protocol
+
+import msgspec
+
+from gzguide import __version__
+from gzguide.answer import Answer
+from gzguide.daemon import Companion, Loop, OutputClosed, _raise_exit, write_all
+from gzguide.framing import NEED_DATA, EndOfStream, Frame, FrameDecoder, FramingError, Realigned
+from gzguide.lsp import jsonrpc
+from gzguide.lsp.diagnostics import diagnostics, lines_range
+from gzguide.lsp.documents import Document
+from gzguide.lsp.hover import covering, hover_text
+from gzguide.lsp.lifecycle import Exit, Handle, Lifecycle, Phase
+from gzguide.lsp.timers import Timers
+from gzguide.lsp.types import (
+    INVALID_PARAMS,
+    PARSE_ERROR,
+    REQUEST_CANCELLED,
+    SERVER_CANCELLED,
+    SYNC_INCREMENTAL,
+    UTF8,
+    UTF16,
+    UTF32,
+    CancelParams,
+    Diagnostic,
+    DiagnosticOptions,
+    DidChangeParams,
+    DidCloseParams,
+    DidOpenParams,
+    DidSaveParams,
+    DocumentDiagnosticParams,
+    ErrorMessage,
+    FullDocumentDiagnosticReport,
+    Hover,
+    HoverParams,
+    InitializeParams,
+    InitializeResult,
+    MarkupContent,
+    Outgoing,
+    ParamsError,
+    PublishDiagnosticsParams,
+    RequestId,
+    ResultMessage,
+    SaveOptions,
+    ServerCapabilities,
+    ServerInfo,
+    SetTraceParams,
+    TextDocumentSyncOptions,
+    UnchangedDocumentDiagnosticReport,
+    decode_params,
+    encode,
+    error_message,
+    notification,
+    result_message,
+)
+from gzguide.messages import Hint, answer_hints
+
+#: How long after a document's last change it is analyzed, unless the client's
+#: ``initializationOptions.debounceMs`` says otherwise.
+DEFAULT_DEBOUNCE_S: Final = 0.150
+INTERNAL_ERROR: Final = -32603
+PROTOCOL: Final = "lsp-3.17"
+
+REQUESTS: Final = frozenset({"textDocument/hover", "textDocument/diagnostic"})
+NOTIFICATIONS: Final = frozenset(
+    {
+        "initialized",
+        "textDocument/didOpen",
+        "textDocument/didChange",
+        "textDocument/didSave",
+        "textDocument/didClose",
+        "$/cancelRequest",
+        "$/setTrace",
+    }
+)
+
+
+class TextAnalyzer(Protocol):
+    """What the front end needs of the service: a buffer's text analyzed, answered later."""
+
+    def analyze_text(
+        self, file_path: str, text: bytes, cursor: int | None, done: Callable[[Answer], None]
+    ) -> None: ...
+
+
+class Result(msgspec.Struct):
+    """One analyzed version of a document."""
+
+    generation: int
+    version: int
+    hints: list[Hint]
+    diagnostics: list[Diagnostic]
+    result_id: str
+
+
+class Waiter(msgspec.Struct):
+    """A request whose answer needs the document's latest version analyzed."""
+
+    request_id: RequestId
+    method: str
+    params: HoverParams | DocumentDiagnosticParams
+    started: float
+    bytes_in: int
+
+
+class DocState:
+    """An open document and its analysis."""
+
+    __slots__ = ("changed_at", "document", "generation", "in_flight", "result", "waiters")
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        #: Counts the document's states (each change, each save): a result is only
+        #: used for the state it was computed from.
+        self.generation = 0
+        #: The generation being analyzed, if one is.
+        self.in_flight: int | None = None
+        self.result: Result | None = None
+        self.waiters: list[Waiter] = []
+        #: ``time.perf_counter()`` at the last change (for the log's latency).
+        self.changed_at = time.perf_counter()
+
+
+class LspServer:
+    """Serves one LSP client over a pair of descriptors until ``exit`` or the end of input."""
+
+    def __init__(
+        self,
+        service: TextAnalyzer,
+        in_fd: int,
+        out_fd: int,
+        log: Any,
+        companions: Sequence[Companion] = (),
+    ) -> None:
+        self.service = service
+        self.out_fd = out_fd
+        self.log = log
+        self.decoder = FrameDecoder()
+        self.lifecycle = Lifecycle(REQUESTS, NOTIFICATIONS)
+        self.timers = Timers(self._debounced)
+        self.companions = tuple(companions)
+        self.loop = Loop(in_fd, out_fd, [*self.companions, self.timers], self._input)
+        self.docs: dict[str, DocState] = {}
+        self.encoding = UTF16
+        self.markdown = False
+        #: Whether the client pulls diagnostics (then none are pushed).
+        self.pull = False
+        self.debounce_s = DEFAULT_DEBOUNCE_S
+        self.trace = "off"
+        self.requests = 0
+        self.started = time.monotonic()
+        self._results = 0
+        self._exit: int | None = None
+        self._waiting: dict[RequestId, DocState] = {}
+
+    # -- transport ------------------------------------------------------------------
+
+    def send(self, message: Outgoing) -> None:
+        body = encode(message)
+        write_all(self.out_fd, [b"Content-Length: %d\r\n\r\n" % len(body), body])
+
+    def _input(self, chunk: bytes) -> None:
+        if chunk:
+            self.decoder.receive_data(chunk)
+        else:
+            self.decoder.receive_eof()
+
+    def run(self) -> tuple[str, int]:
+        """Serve until ``exit`` or the end of input; the reason and the exit status."""
+        decoder = self.decoder
+        while self._exit is None:
+            event = decoder.next_event()
+            if event is NEED_DATA:
+                self.loop.turn(reading=True)
+            elif isinstance(event, Frame):
+                self._frame(event.body)
+            elif isinstance(event, FramingError):
+                self.send(error_message(None, PARSE_ERROR, f"Parse error: {event.message}"))
+                self.log.warning(
+                    "framing_error",
+                    kind=str(event.kind),
+                    declared_length=event.declared_length,
+                    outcome=str(PARSE_ERROR),
+                )
+            elif isinstance(event, Realigned):
+                self.log.info(
+                    "framing_realigned", kind=str(event.kind), bytes_discarded=event.discarded_bytes
+                )
+            elif isinstance(event, EndOfStream):
+                self.log.info("end_of_input", truncated=event.truncated)
+                return "end_of_input", 0
+        return "exit", self._exit
+
+    # -- dispatch ---------------------------------------------------------------------
+
+    def _frame(self, body: bytes) -> None:
+        started = time.perf_counter()
+        message = jsonrpc.decode(body)
+        if isinstance(message, ErrorMessage):
+            self._answer(message, None, started, len(body))
+        elif isinstance(message, jsonrpc.Request):
+            gate = self.lifecycle.request(message.id, message.method)
+            if isinstance(gate, Exit):
+                self._exit = gate.status
+            elif isinstance(gate, ErrorMessage):
+                self._answer(gate, message.method, started, len(body))
+            elif isinstance(gate, Handle):
+                self._request(message, started, len(body))
+        elif isinstance(message, jsonrpc.Notification):
+            gate = self.lifecycle.notification(message.method)
+            if isinstance(gate, Exit):
+                self._exit = gate.status
+            elif isinstance(gate, Handle):
+                self._notification(message)
+            else:
+                self.log.debug("notification_ignored", method=message.method)
+        else:
+            self.log.debug("client_response_ignored", request_id=message.id)
+
+    def _answer(
+        self,
+        message: ResultMessage | ErrorMessage,
+        method: str | None,
+        started: float,
+        bytes_in: int,
+        hints: int | None = None,
+    ) -> None:
+        """Send a request's answer, then log it."""
+        self.send(message)
+        self.requests += 1
+        outcome = str(message.error.code) if isinstance(message, ErrorMessage) else "ok"
+        self.log.info(
+            "request",
+            request_id=message.id,
+            method=method,
+            outcome=outcome,
+            duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            bytes_in=bytes_in,
+            hints=hints,
+        )
+
+    def _request(self, request: jsonrpc.Request, started: float, size: int) -> None:
+        method = request.method
+        try:
+            if method == "initialize":
+                answer: ResultMessage | ErrorMessage | None = self._initialize(request)
+            elif method == "shutdown":
+                answer = self._shutdown(request)
+            else:
+                answer = self._document_request(request, started, size)
+        except ParamsError as exc:
+            answer = error_message(request.id, INVALID_PARAMS, str(exc))
+        except OutputClosed:
+            raise
+        except Exception as exc:
+            self.log.error("request_failed", method=method, error=repr(exc))
+            answer = error_message(request.id, INTERNAL_ERROR, f"Internal error: {exc!r}")
+        if answer is not None:
+            self._answer(answer, method, started, size)
+        if method == "initialize" and self.lifecycle.phase is Phase.RUNNING:
+            for companion in self.companions:
+                companion.start()  # after the first answer: start-up never waits on workers
+
+    def _notification(self, note: jsonrpc.Notification) -> None:
+        method = note.method
+        try:
+            if method == "textDocument/didOpen":
+                self._did_open(decode_params(note.params, DidOpenParams))
+            elif method == "textDocument/didChange":
+                self._did_change(decode_params(note.params, DidChangeParams))
+            elif method == "textDocument/didSave":
+                self._did_save(decode_params(note.params, DidSaveParams))
+            elif method == "textDocument/didClose":
+                self._did_close(decode_params(note.params, DidCloseParams))
+            elif method == "$/cancelRequest":
+                self._cancel(decode_params(note.params, CancelParams))
+            elif method == "$/setTrace":
+                self.trace = decode_params(note.params, SetTraceParams).value
+        except ParamsError as exc:
+            self.log.warning("notification_rejected", method=method, error=str(exc))
+        except OutputClosed:
+            raise
+        except Exception as exc:
+            self.log.error("notification_failed", method=method, error=repr(exc))
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def _initialize(self, request: jsonrpc.Request) -> ResultMessage:
+        params = decode_params(request.params, InitializeParams)
+        caps = params.capabilities
+        offered = (caps.general.positionEncodings if caps.general else None) or []
+        self.encoding = UTF8 if UTF8 in offered else UTF32 if UTF32 in offered else UTF16
+        text_caps = caps.textDocument
+        hover = text_caps.hover if text_caps else None
+        self.markdown = bool(hover and hover.contentFormat and "markdown" in hover.contentFormat)
+        self.pull = bool(text_caps and text_caps.diagnostic is not None)
+        options = params.initializationOptions
+        if options is not None and options.debounceMs is not None:
+            self.debounce_s = options.debounceMs / 1000
+        capabilities = ServerCapabilities(
+            positionEncoding=self.encoding,
+            textDocumentSync=TextDocumentSyncOptions(
+                openClose=True, change=SYNC_INCREMENTAL, save=SaveOptions(includeText=False)
+            ),
+            hoverProvider=True,
+        )
+        if self.pull:
+            capabilities.diagnosticProvider = DiagnosticOptions(
+                identifier="gzguide", interFileDependencies=False, workspaceDiagnostics=False
+            )
+        self.lifecycle.initialized()
+        self.log.info(
+            "lsp_initialized",
+            position_encoding=self.encoding,
+            diagnostics="pull" if self.pull else "push",
+            debounce_ms=round(self.debounce_s * 1000, 3),
+        )
+        result = InitializeResult(capabilities, ServerInfo("gzguide", __version__))
+        return result_message(request.id, result)
+
+    def _shutdown(self, request: jsonrpc.Request) -> ResultMessage:
+        """``null``; requests still waiting for an analysis are cancelled first."""
+        for state in self.docs.values():
+            waiters, state.waiters = state.waiters, []
+            for waiter in waiters:
+                self._waiting.pop(waiter.request_id, None)
+                message = error_message(
+                    waiter.request_id, SERVER_CANCELLED, "Server cancelled: shutdown"
+                )
+                self._answer(message, waiter.method, waiter.started, waiter.bytes_in)
+        self.timers.clear()
+        self.lifecycle.shut_down()
+        return result_message(request.id, None)
+
+    def _cancel(self, params: CancelParams) -> None:
+        state = self._waiting.pop(params.id, None)
+        if state is None:
+            return  # answered already, or never ours to wait on
+        for waiter in state.waiters:
+            if waiter.request_id == params.id:
+                state.waiters.remove(waiter)
+                message = error_message(waiter.request_id, REQUEST_CANCELLED, "Request cancelled")
+                self._answer(message, waiter.method, waiter.started, waiter.bytes_in)
+                return
+
+    # -- documents -------------------------------------------------------------------
+
+    def _did_open(self, params: DidOpenParams) -> None:
+        item = params.textDocument
+        old = self.docs.pop(item.uri, None)
+        if old is not None:
+            self._closed(old)
+        state = DocState(Document(item.uri, item.languageId, item.version, item.text))
+        self.docs[item.uri] = state
+        self._changed(state)
+
+    def _did_change(self, params: DidChangeParams) -> None:
+        state = self.docs.get(params.textDocument.uri)
+        if state is None:
+            return  # a change to a document never opened: nothing to apply it to
+        state.document.apply(params.textDocument.version, params.contentChanges, self.encoding)
+        self._changed(state)
+
+    def _did_save(self, params: DidSaveParams) -> None:
+        state = self.docs.get(params.textDocument.uri)
+        if state is None:
+            return
+        if params.text is not None:
+            state.document.replace(state.document.version, params.text)
+        # Analyzed again (from the memo when the text is unchanged): a save is when a
+        # changed workspace threshold table is picked up.
+        self._changed(state)
+
+    def _did_close(self, params: DidCloseParams) -> None:
+        state = self.docs.pop(params.textDocument.uri, None)
+        if state is None:
+            return
+        self._closed(state)
+        if not self.pull:
+            self._publish(PublishDiagnosticsParams(state.document.uri, []))
+
+    def _closed(self, state: DocState) -> None:
+        """A document leaves: its debounce is dropped and its waiting requests answered."""
+        self.timers.cancel(state.document.uri)
+        waiters, state.waiters = state.waiters, []
+        for waiter in waiters:
+            self._waiting.pop(waiter.request_id, None)
+            self._reply_to(waiter, None)
+
+    def _changed(self, state: DocState) -> None:
+        state.generation += 1
+        state.changed_at = time.perf_counter()
+        if state.document.analyzed:
+            self.timers.schedule(state.document.uri, time.monotonic() + self.debounce_s)
+
+    # -- analysis -----------------------------------------------------------------------
+
+    def _debounced(self, uri: str) -> None:
+        state = self.docs.get(uri)
+        if state is not None:
+            self._start(state)
+
+    def _start(self, state: DocState) -> None:
+        if state.in_flight is not None:
+            return  # its completion starts the next one
+        generation = state.in_flight = state.generation
+        document = state.document
+
+        def done(answer: Answer) -> None:
+            self._analyzed(state, generation, answer)
+
+        self.service.analyze_text(document.path, document.data, None, done)
+
+    def _analyzed(self, state: DocState, generation: int, answer: Answer) -> None:
+        state.in_flight = None
+        uri = state.document.uri
+        if self.docs.get(uri) is not state or self.lifecycle.phase is not Phase.RUNNING:
+            return
+        if generation != state.generation:
+            # Changed meanwhile: analyzed again once its debounce passes, or at once
+            # when that has passed already or a request is waiting.
+            if state.waiters:
+                self.timers.cancel(uri)
+            if not self.timers.pending(uri):
+                self._start(state)
+            return
+        document = state.document
+        hints = answer_hints(answer)
+        self._results += 1
+        result = Result(
+            generation,
+            document.version,
+            hints,
+            diagnostics(hints, document.index, self.encoding),
+            str(self._results),
+        )
+        state.result = result
+        if not self.pull:
+            self._publish(PublishDiagnosticsParams(uri, result.diagnostics, document.version))
+        self.log.info(
+            "diagnostics",
+            uri=uri,
+            version=document.version,
+            hints=len(hints),
+            cache=answer.files[0].cache.value if answer.files else None,
+            pushed=not self.pull,
+            since_change_ms=round((time.perf_counter() - state.changed_at) * 1000, 3),
+        )
+        waiters, state.waiters = state.waiters, []
+        for waiter in waiters:
+            self._waiting.pop(waiter.request_id, None)
+            self._reply_to(waiter, result)
+
+    def _publish(self, params: PublishDiagnosticsParams) -> None:
+        self.send(notification("textDocument/publishDiagnostics", params))
+
+    # -- requests on documents ---------------------------------------------------------
+
+    def _document_request(
+        self, request: jsonrpc.Request, started: float, size: int
+    ) -> ResultMessage | None:
+        """The answer now, or None when it waits for the document's analysis."""
+        params: HoverParams | DocumentDiagnosticParams
+        if request.method == "textDocument/hover":
+            params = decode_params(request.params, HoverParams)
+        else:
+            params = decode_params(request.params, DocumentDiagnosticParams)
+        waiter = Waiter(request.id, request.method, params, started, size)
+        state = self.docs.get(params.textDocument.uri)
+        if state is None or not state.document.analyzed:
+            return self._answer_for(waiter, None)
+        result = state.result
+        if result is not None and result.generation == state.generation:
+            return self._answer_for(waiter, result)
+        state.waiters.append(waiter)
+        self._waiting[request.id] = state
+        self.timers.cancel(state.document.uri)  # someone is waiting: no more debounce
+        self._start(state)
+        return None
+
+    def _reply_to(self, waiter: Waiter, result: Result | None) -> None:
+        answer = self._answer_for(waiter, result)
+        hints = len(result.hints) if result is not None else None
+        self._answer(answer, waiter.method, waiter.started, waiter.bytes_in, hints)
+
+    def _answer_for(self, waiter: Waiter, result: Result | None) -> ResultMessage:
+        params = waiter.params
+        if isinstance(params, HoverParams):
+            return result_message(waiter.request_id, self._hover(params, result))
+        if result is None:
+            report: Any = FullDocumentDiagnosticReport("0", [])
+        elif params.previousResultId == result.result_id:
+            report = UnchangedDocumentDiagnosticReport(result.result_id)
+        else:
+            report = FullDocumentDiagnosticReport(result.result_id, result.diagnostics)
+        return result_message(waiter.request_id, report)
+
+    def _hover(self, params: HoverParams, result: Result | None) -> Hover | None:
+        if result is None:
+            return None
+        found = covering(result.hints, params.position.line + 1)
+        if not found:
+            return None
+        state = self.docs[params.textDocument.uri]
+        narrowest = found[0]
+        span = lines_range(
+            narrowest.start_line, narrowest.end_line, state.document.index, self.encoding
+        )
+        text = hover_text(found, self.markdown)
+        contents = (
+            MarkupContent("markdown", text) if self.markdown else MarkupContent("plaintext", text)
+        )
+        return Hover(contents, span)
+
+
+def serve_lsp(
+    service: TextAnalyzer,
+    log: Any,
+    out_fd: int,
+    in_fd: int = 0,
+    companions: Sequence[Companion] = (),
+    idle: Callable[[], None] | None = None,
+) -> int:
+    """Run the LSP server on ``in_fd``/``out_fd``; returns the process exit status."""
+    signal.signal(signal.SIGTERM, _raise_exit)
+    server = LspServer(service, in_fd, out_fd, log, companions)
+    if idle is not None:
+        server.loop.idle = idle
+    gc.freeze()  # what start-up loaded lives for good: keep it out of every collection
+    try:
+        reason, code = server.run()
+    except OutputClosed:
+        reason, code = "output_closed", 0
+    except KeyboardInterrupt:
+        reason, code = "interrupted", 130
+    except SystemExit as exc:
+        reason, code = "terminated", exc.code if isinstance(exc.code, int) else 1
+    log.info(
+        "server_stop",
+        reason=reason,
+        exit_code=code,
+        requests=server.requests,
+        uptime_s=round(time.monotonic() - server.started, 3),
+        protocol=PROTOCOL,
+        version=__version__,
+    )
+    return code
