@@ -269,6 +269,9 @@ class ServerProcess:
     #: Give the server a stderr pipe that this object never reads (``proc.stderr``),
     #: as a careless parent does; by default stderr goes to a file.
     stderr_pipe: bool = False
+    #: What every frame body must satisfy, and its decoded message (the LSP mode's
+    #: messages are checked by ``lsp_pipes.check_lsp_body`` instead).
+    check: Callable[[bytes], dict[str, Any]] = check_body
     client: GuideClient = field(init=False)
 
     def __post_init__(self) -> None:
@@ -383,7 +386,7 @@ class ServerProcess:
             raise self._failure("stdout closed before a whole response") from None
         except Timeout:
             raise self._failure(f"no response within {timeout} s") from None
-        return Response(raw=frame_of(body), body=body, message=check_body(body))
+        return Response(raw=frame_of(body), body=body, message=self.check(body))
 
     def read_responses(self, count: int, timeout: float = DEFAULT_TIMEOUT) -> list[Response]:
         deadline = time.monotonic() + timeout
@@ -440,7 +443,7 @@ class ServerProcess:
         responses = []
         try:
             while (body := self.connection.next_buffered()) is not None:
-                responses.append(Response(raw=frame_of(body), body=body, message=check_body(body)))
+                responses.append(Response(raw=frame_of(body), body=body, message=self.check(body)))
         except ProtocolViolation as exc:
             raise AssertionError(f"stdout holds something other than a frame: {exc}") from None
         pending = self.connection.reader.pending

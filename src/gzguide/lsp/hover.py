@@ -15,7 +15,7 @@ from typing import Final
 from gzguide.messages import Hint
 
 _ARCHETYPES_HEADING: Final = "## Archetypes"
-_SECTION: Final = re.compile(r"^### (\S+)\s*$", re.MULTILINE)
+_SECTION: Final = re.compile(r"^### (.+?)\s*$", re.MULTILINE)
 
 
 @functools.cache
@@ -40,7 +40,9 @@ def parse_archetype_pages(text: str) -> dict[str, str]:
     headings = list(_SECTION.finditer(body))
     for number, heading in enumerate(headings):
         end = headings[number + 1].start() if number + 1 < len(headings) else len(body)
-        pages[heading.group(1)] = body[heading.end() : end].strip()
+        title = heading.group(1)
+        if " " not in title:  # an archetype's own section (others say things about several)
+            pages[title] = body[heading.end() : end].strip()
     return pages
 
 

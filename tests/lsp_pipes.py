@@ -1,0 +1,168 @@
+"""The LSP mode over raw pipes: :class:`LspProcess`, with every message checked strictly.
+
+pytest-lsp's client only sends what it can type; the fuzz run, the soak, the
+benchmark and the transport tests write bytes of their own. :class:`LspProcess` is
+:class:`~protocol_client.ServerProcess` (the project's public client underneath,
+strict frames, timeouts, process-group checks) started with ``--lsp``, whose
+every body must pass :func:`check_lsp_body`:
+
+* strict UTF-8, strict and compact JSON, no duplicate keys;
+* ``"jsonrpc": "2.0"`` first; then a response (``id`` and exactly one of
+  ``result`` or ``error``, an error an integer code and a string message, a null
+  id only for ``-32700`` and ``-32600``) or a notification (``method`` and
+  ``params``, no ``id``).
+
+Responses and the server's notifications share stdout: :meth:`LspProcess.response`
+reads up to the answer with a given id and keeps the notifications it passes in
+:attr:`LspProcess.notifications`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol_client import (
+    DEFAULT_TIMEOUT,
+    Response,
+    ServerProcess,
+    assert_compact,
+    frame,
+)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise AssertionError(f"duplicate keys in a message: {keys}")
+    return dict(pairs)
+
+
+def _reject_constant(name: str) -> Any:
+    raise AssertionError(f"a message holds the non-JSON constant {name}")
+
+
+def check_lsp_body(body: bytes) -> dict[str, Any]:
+    """Everything promised of any LSP-mode message body; returns it decoded."""
+    text = body.decode("utf-8")
+    assert_compact(body)
+    message = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+    assert isinstance(message, dict), f"not an object: {body!r}"
+    assert list(message)[:1] == ["jsonrpc"] and message["jsonrpc"] == "2.0", body
+    if "method" in message:
+        assert set(message) == {"jsonrpc", "method", "params"}, body
+        return message
+    assert set(message) in ({"jsonrpc", "id", "result"}, {"jsonrpc", "id", "error"}), body
+    request_id = message["id"]
+    if "error" in message:
+        error = message["error"]
+        assert set(error) == {"code", "message"}, body
+        assert type(error["code"]) is int and type(error["message"]) is str, body
+        if request_id is None:
+            assert error["code"] in (-32700, -32600), body
+    if request_id is not None:
+        assert type(request_id) in (int, str), body
+    return message
+
+
+def lsp_message(
+    method: str | None = None, params: Any = None, id: Any = None, **extra: Any
+) -> dict[str, Any]:
+    """A JSON-RPC 2.0 message: a request with ``id``, a notification without."""
+    message: dict[str, Any] = {"jsonrpc": "2.0"}
+    if id is not None:
+        message["id"] = id
+    if method is not None:
+        message["method"] = method
+    if params is not None:
+        message["params"] = params
+    message.update(extra)
+    return message
+
+
+def initialize_params(
+    debounce_ms: int | None = 0, encodings: list[str] | None = None, pull: bool = False
+) -> dict[str, Any]:
+    capabilities: dict[str, Any] = {"textDocument": {"hover": {"contentFormat": ["markdown"]}}}
+    if encodings is not None:
+        capabilities["general"] = {"positionEncodings": encodings}
+    if pull:
+        capabilities["textDocument"]["diagnostic"] = {}
+    params: dict[str, Any] = {"processId": None, "rootUri": None, "capabilities": capabilities}
+    if debounce_ms is not None:
+        params["initializationOptions"] = {"debounceMs": debounce_ms}
+    return params
+
+
+@dataclass
+class LspProcess:
+    """``gz complexity guide --lsp`` over real pipes."""
+
+    args: tuple[str, ...] = ()
+    cwd: Any = None
+    server: ServerProcess = field(init=False)
+    #: Notifications read while looking for responses, in order.
+    notifications: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.server = ServerProcess(args=("--lsp", *self.args), cwd=self.cwd, check=check_lsp_body)
+
+    def __enter__(self) -> LspProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.kill()
+
+    def send(self, *messages: bytes | dict[str, Any]) -> None:
+        self.server.write(b"".join(m if isinstance(m, bytes) else frame(m) for m in messages))
+
+    def read(self, timeout: float = DEFAULT_TIMEOUT) -> Response:
+        return self.server.read_response(timeout)
+
+    def response(self, request_id: Any, timeout: float = DEFAULT_TIMEOUT) -> Response:
+        """The answer to ``request_id``; notifications before it are kept, any other
+        response before it fails the test."""
+        while True:
+            message = self.read(timeout)
+            if "method" in message.message:
+                self.notifications.append(message.message)
+                continue
+            assert message.id == request_id, f"wanted the answer to {request_id!r}: {message}"
+            return message
+
+    def request(
+        self, method: str, params: Any = None, id: Any = "r", timeout: float = DEFAULT_TIMEOUT
+    ) -> Response:
+        self.send(lsp_message(method, params, id=id))
+        return self.response(id, timeout)
+
+    def notify(self, method: str, params: Any = None) -> None:
+        self.send(lsp_message(method, params))
+
+    def initialize(self, **options: Any) -> dict[str, Any]:
+        answer = self.request("initialize", initialize_params(**options), id="init")
+        result: dict[str, Any] = answer.result
+        self.notify("initialized", {})
+        return result
+
+    def publication(self, uri: str, version: int | None, timeout: float = DEFAULT_TIMEOUT) -> Any:
+        """The diagnostics first published for ``uri`` at ``version`` (None: a clearing)."""
+        while True:
+            for note in self.notifications:
+                params = note["params"]
+                if params["uri"] == uri and params.get("version") == version:
+                    return params["diagnostics"]
+            message = self.read(timeout)
+            assert "method" in message.message, f"a response nobody asked for: {message}"
+            self.notifications.append(message.message)
+
+    def open(self, uri: str, text: str, version: int = 1, language: str = "python") -> None:
+        item = {"uri": uri, "languageId": language, "version": version, "text": text}
+        self.notify("textDocument/didOpen", {"textDocument": item})
+
+    def replace(self, uri: str, version: int, text: str) -> None:
+        self.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]},
+        )
