@@ -23,6 +23,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from gzguide.client import SERVER_COMMAND
 from protocol_client import (
     DEFAULT_TIMEOUT,
     Response,
@@ -30,6 +31,9 @@ from protocol_client import (
     assert_compact,
     frame,
 )
+
+#: The server in LSP mode (the client's default command with ``--lsp`` for ``--server``).
+LSP_COMMAND = tuple("--lsp" if part == "--server" else part for part in SERVER_COMMAND)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -106,7 +110,9 @@ class LspProcess:
     notifications: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.server = ServerProcess(args=("--lsp", *self.args), cwd=self.cwd, check=check_lsp_body)
+        self.server = ServerProcess(
+            args=self.args, cwd=self.cwd, check=check_lsp_body, command=LSP_COMMAND
+        )
 
     def __enter__(self) -> LspProcess:
         return self

@@ -272,6 +272,8 @@ class ServerProcess:
     #: What every frame body must satisfy, and its decoded message (the LSP mode's
     #: messages are checked by ``lsp_pipes.check_lsp_body`` instead).
     check: Callable[[bytes], dict[str, Any]] = check_body
+    #: The server's command line before ``args`` (``--server`` mode by default).
+    command: tuple[str, ...] = tuple(SERVER_COMMAND)
     client: GuideClient = field(init=False)
 
     def __post_init__(self) -> None:
@@ -282,7 +284,12 @@ class ServerProcess:
         stderr: Any = subprocess.PIPE if self.stderr_pipe else self._stderr
         if not self.nonblocking_stdout:
             self.client = GuideClient.start(
-                options=self.args, cwd=self.cwd, env=env, stderr=stderr, new_session=True
+                options=self.args,
+                command=self.command,
+                cwd=self.cwd,
+                env=env,
+                stderr=stderr,
+                new_session=True,
             )
             return
         to_server_r, to_server = os.pipe()
@@ -290,7 +297,7 @@ class ServerProcess:
         os.set_blocking(from_server_w, False)
         try:
             proc = subprocess.Popen(
-                [*SERVER_COMMAND, *self.args],
+                [*self.command, *self.args],
                 stdin=to_server_r,
                 stdout=from_server_w,
                 stderr=stderr,
