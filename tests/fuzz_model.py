@@ -160,8 +160,18 @@ class Verdict:
     exit_status: int | None = None
 
 
-def run_model(stream: bytes, session: Session) -> ModelRun:
-    """The responses owed for ``stream``, read from its first byte to its last."""
+#: Judges one complete body in a session state: the answer it owes and the state after.
+Classifier = Callable[[bytes, Any], Verdict]
+
+
+def run_model(stream: bytes, session: Session, classify: Classifier | None = None) -> ModelRun:
+    """The responses owed for ``stream``, read from its first byte to its last.
+
+    ``classify`` judges each complete body (the authoring-guide protocol's
+    :func:`classify_body` by default; the LSP mode's model brings its own, with
+    its own session states): the framing is the same for both.
+    """
+    judge = classify_body if classify is None else classify
     expected: list[Expected] = []
     unspecified: list[str] = []
     pos = 0
@@ -227,7 +237,7 @@ def run_model(stream: bytes, session: Session) -> ModelRun:
         body = stream[pos : pos + length]
         pos += length
         try:
-            verdict = classify_body(body, session)
+            verdict = judge(body, session)
         except _Unspecified as exc:
             unspecified.append(str(exc))
             return ModelRun(expected, session, Ending.ALIGNED, unspecified=unspecified)
@@ -426,7 +436,9 @@ def _analyze(request_id: int | str, params: Any, session: Session) -> Expected:
     return Expected(request_id, None, "analyze", result=("analyze", path, cursor, text))
 
 
-def realignment(stream: bytes, session: Session) -> bytes | None:
+def realignment(
+    stream: bytes, session: Session, classify: Classifier | None = None
+) -> bytes | None:
     """Bytes that bring ``stream`` back between messages, or None when too many.
 
     A partial header line gets its line feed, an open header section its blank
@@ -434,7 +446,7 @@ def realignment(stream: bytes, session: Session) -> bytes | None:
     """
     suffix = b""
     for _ in range(6):
-        run = run_model(stream + suffix, session)
+        run = run_model(stream + suffix, session, classify)
         if run.ending in (Ending.ALIGNED, Ending.SESSION_END):
             return suffix
         if run.ending is Ending.PARTIAL_LINE:
