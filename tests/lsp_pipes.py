@@ -20,6 +20,7 @@ reads up to the answer with a given id and keeps the notifications it passes in
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,59 @@ from protocol_client import (
 
 #: The server in LSP mode (the client's default command with ``--lsp`` for ``--server``).
 LSP_COMMAND = tuple("--lsp" if part == "--server" else part for part in SERVER_COMMAND)
+
+
+SEVERITY = {"approaching": 3, "approaching_warn": 2}
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of ``text`` as LSP counts them (``\\r\\n``, ``\\n``, lone ``\\r``)."""
+    return _BREAK.split(text)
+
+
+def units(text: str, encoding: str) -> int:
+    """How many code units of ``encoding`` ``text`` takes, by Python's own codecs."""
+    if encoding == "utf-8":
+        return len(text.encode("utf-8"))
+    if encoding == "utf-16":
+        return len(text.encode("utf-16-le")) // 2
+    return len(text)
+
+
+def position_of(text: str, index: int, encoding: str) -> tuple[int, int]:
+    """The (line, character) of string index ``index`` of ``text``."""
+    before = text[:index]
+    breaks = list(_BREAK.finditer(before))
+    line_start = breaks[-1].end() if breaks else 0
+    if before.endswith("\r") and text[index : index + 1] == "\n":
+        raise ValueError("an index between \\r and \\n is no position")
+    return len(breaks), units(text[line_start:index], encoding)
+
+
+def expected_diagnostics(
+    hints: list[dict[str, Any]], text: str, encoding: str
+) -> list[dict[str, Any]]:
+    """What each hint must become (plain JSON values), derived from the contract alone:
+    the hint on its lines, the end measured in ``encoding``."""
+    lines = lines_of(text)
+    out = []
+    for hint in hints:
+        last = hint["end_line"] - 1
+        out.append(
+            {
+                "range": {
+                    "start": {"line": hint["start_line"] - 1, "character": 0},
+                    "end": {"line": last, "character": units(lines[last], encoding)},
+                },
+                "severity": SEVERITY[hint["precedence_band"]],
+                "code": hint["metric"],
+                "source": "gzguide",
+                "message": f"{hint['doctrinal_frame_headline']}. {hint['recommended_move']}",
+                "data": hint,
+            }
+        )
+    return out
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

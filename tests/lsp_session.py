@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,36 +25,11 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from gzguide.client import GuideClient
+from lsp_pipes import SEVERITY, expected_diagnostics, lines_of, position_of, units
 
 SERVER = [sys.executable, "-m", "gzguide", "complexity", "guide", "--lsp"]
 PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
 WAIT_S = 20.0
-SEVERITY = {"approaching": 3, "approaching_warn": 2}
-
-_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def lines_of(text: str) -> list[str]:
-    """The lines of ``text`` as LSP counts them (``\\r\\n``, ``\\n``, lone ``\\r``)."""
-    return _BREAK.split(text)
-
-
-def units(text: str, encoding: str) -> int:
-    if encoding == "utf-8":
-        return len(text.encode("utf-8"))
-    if encoding == "utf-16":
-        return len(text.encode("utf-16-le")) // 2
-    return len(text)
-
-
-def position(text: str, index: int, encoding: str) -> types.Position:
-    """The position of string index ``index`` of ``text``."""
-    before = text[:index]
-    breaks = list(_BREAK.finditer(before))
-    line_start = breaks[-1].end() if breaks else 0
-    if line_start and before.endswith("\r") and text[index : index + 1] == "\n":
-        raise ValueError("an index between \\r and \\n is no position")
-    return types.Position(len(breaks), units(text[line_start:index], encoding))
 
 
 def make_client() -> LanguageClient:
@@ -172,33 +146,17 @@ def reference_hints(root: Path, path: str, text: str) -> list[dict[str, Any]]:
     return [msgspec.to_builtins(hint) for hint in hints]
 
 
-def expected_diagnostics(
-    hints: list[dict[str, Any]], text: str, encoding: str
-) -> list[dict[str, Any]]:
-    """What each hint must become, as plain JSON values."""
-    lines = lines_of(text)
-    out = []
-    for hint in hints:
-        last = hint["end_line"] - 1
-        out.append(
-            {
-                "range": {
-                    "start": {"line": hint["start_line"] - 1, "character": 0},
-                    "end": {"line": last, "character": units(lines[last], encoding)},
-                },
-                "severity": SEVERITY[hint["precedence_band"]],
-                "code": hint["metric"],
-                "source": "gzguide",
-                "message": f"{hint['doctrinal_frame_headline']}. {hint['recommended_move']}",
-                "data": hint,
-            }
-        )
-    return out
-
-
 def as_json(diagnostics: Any) -> list[dict[str, Any]]:
     """lsprotocol diagnostics as the JSON values they were sent as."""
     from lsprotocol.converters import get_converter
 
     plain: list[dict[str, Any]] = get_converter().unstructure(list(diagnostics))
     return plain
+
+
+def position(text: str, index: int, encoding: str) -> types.Position:
+    """The position of string index ``index`` of ``text``."""
+    return types.Position(*position_of(text, index, encoding))
+
+
+__all__ = ["SEVERITY", "expected_diagnostics", "lines_of", "units"]

@@ -345,6 +345,23 @@ def test_a_stale_result_is_not_published(front: Any) -> None:
     assert published["params"]["version"] == 2
 
 
+def test_a_change_answers_waiting_requests_content_modified(front: Any) -> None:
+    server, service, output = front
+    start(server)
+    hover(server, 8)
+    change = {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": "z = 3\n"}]}
+    send(server, method="textDocument/didChange", params=change)
+    messages = output()
+    assert [(m.get("id"), m.get("error", {}).get("code")) for m in messages] == [
+        (0, None),
+        (8, -32801),
+    ]
+    service.answer(0)  # version 1's result: stale; version 2 is analyzed after its debounce
+    assert len(service.asked) == 1
+    server.timers.tick(float("inf"))
+    assert service.asked[-1][1] == b"z = 3\n"
+
+
 def test_shutdown_cancels_waiting_requests(front: Any) -> None:
     server, service, output = front
     start(server)

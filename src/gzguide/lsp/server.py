@@ -15,7 +15,9 @@ the analysis started; otherwise the document is analyzed again. Results are
 pushed (``textDocument/publishDiagnostics`` with the document's version), or,
 for a client that can pull diagnostics, answered to its ``textDocument/diagnostic``
 requests instead. A pull or a hover on a document whose latest version is not
-analyzed yet waits for it (and cuts its debounce short).
+analyzed yet waits for it (and cuts its debounce short); if the document changes
+before that, the request is answered ``-32801`` (ContentModified), as LSP has it
+for a result the client would no longer want.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from gzguide.lsp.hover import covering, hover_text
 from gzguide.lsp.lifecycle import Exit, Handle, Lifecycle, Phase
 from gzguide.lsp.timers import Timers
 from gzguide.lsp.types import (
+    CONTENT_MODIFIED,
     INVALID_PARAMS,
     PARSE_ERROR,
     REQUEST_CANCELLED,
@@ -385,17 +388,18 @@ class LspServer:
         if state is None:
             return  # a change to a document never opened: nothing to apply it to
         state.document.apply(params.textDocument.version, params.contentChanges, self.encoding)
-        self._changed(state)
+        self._changed(state, modified=True)
 
     def _did_save(self, params: DidSaveParams) -> None:
         state = self.docs.get(params.textDocument.uri)
         if state is None:
             return
+        modified = params.text is not None and params.text != state.document.text
         if params.text is not None:
             state.document.replace(state.document.version, params.text)
         # Analyzed again (from the memo when the text is unchanged): a save is when a
         # changed workspace threshold table is picked up.
-        self._changed(state)
+        self._changed(state, modified)
 
     def _did_close(self, params: DidCloseParams) -> None:
         state = self.docs.pop(params.textDocument.uri, None)
@@ -413,7 +417,16 @@ class LspServer:
             self._waiting.pop(waiter.request_id, None)
             self._reply_to(waiter, None)
 
-    def _changed(self, state: DocState) -> None:
+    def _changed(self, state: DocState, modified: bool = False) -> None:
+        """A new state of the document; requests waiting on a text now gone are answered."""
+        if modified:
+            waiters, state.waiters = state.waiters, []
+            for waiter in waiters:
+                self._waiting.pop(waiter.request_id, None)
+                message = error_message(
+                    waiter.request_id, CONTENT_MODIFIED, "Content modified: the document changed"
+                )
+                self._answer(message, waiter.method, waiter.started, waiter.bytes_in)
         state.generation += 1
         state.changed_at = time.perf_counter()
         if state.document.analyzed:
