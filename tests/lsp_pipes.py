@@ -159,13 +159,21 @@ class LspProcess:
 
     args: tuple[str, ...] = ()
     cwd: Any = None
+    #: As :class:`~protocol_client.ServerProcess` has them (the fault tests' parents).
+    nonblocking_stdout: bool = False
+    stderr_pipe: bool = False
     server: ServerProcess = field(init=False)
     #: Notifications read while looking for responses, in order.
     notifications: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.server = ServerProcess(
-            args=self.args, cwd=self.cwd, check=check_lsp_body, command=LSP_COMMAND
+            args=self.args,
+            cwd=self.cwd,
+            nonblocking_stdout=self.nonblocking_stdout,
+            stderr_pipe=self.stderr_pipe,
+            check=check_lsp_body,
+            command=LSP_COMMAND,
         )
 
     def __enter__(self) -> LspProcess:
@@ -206,10 +214,13 @@ class LspProcess:
         self.notify("initialized", {})
         return result
 
-    def publication(self, uri: str, version: int | None, timeout: float = DEFAULT_TIMEOUT) -> Any:
-        """The diagnostics first published for ``uri`` at ``version`` (None: a clearing)."""
+    def publication(
+        self, uri: str, version: int | None, timeout: float = DEFAULT_TIMEOUT, after: int = 0
+    ) -> Any:
+        """The diagnostics first published for ``uri`` at ``version`` (None: a clearing),
+        among the notifications from number ``after`` on."""
         while True:
-            for note in self.notifications:
+            for note in self.notifications[after:]:
                 params = note["params"]
                 if params["uri"] == uri and params.get("version") == version:
                     return params["diagnostics"]
