@@ -38,6 +38,9 @@ class Plan:
     #: distinct files analyzed one request each, and where memory is sampled.
     memory_files: int
     memory_samples: int
+    #: LSP mode: didChange -> publishDiagnostics, interleaved with the in-process floor.
+    lsp_iterations: int
+    lsp_budget_s: float
     #: one baseline sample every this many iterations (they are slow).
     naive_every: int
     radon_every: int
@@ -63,6 +66,8 @@ class Plan:
             edit_budget_s=12.0,
             memory_files=3000,
             memory_samples=12,
+            lsp_iterations=60,
+            lsp_budget_s=30.0,
             naive_every=10,
             radon_every=50,
         )
@@ -88,6 +93,8 @@ class Plan:
             edit_budget_s=2.0,
             memory_files=200,
             memory_samples=4,
+            lsp_iterations=3,
+            lsp_budget_s=2.0,
             naive_every=10,
             radon_every=30,
         )

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import scenarios
+from benchmarks import lsp_change, scenarios
 from benchmarks.harness import Bench, BenchmarkError, Progress, Row
 from benchmarks.plan import Plan
 from benchmarks.report import write_all
@@ -50,6 +50,7 @@ def run(plan: Plan, progress: Progress) -> tuple[list[Row], dict[str, Any], dict
                 ("directory", scenarios.directory),
                 ("editing session", scenarios.editing),
                 ("engine floor", scenarios.engine_floor),
+                ("lsp change", lsp_change.lsp_change),
             ):
                 progress.say(f"{name} ...")
                 rows += scenario(bench)

@@ -29,6 +29,7 @@ SCENARIOS = {
     "edit_session_unchanged",
     "engine_floor",
     "engine_floor_dense",
+    "lsp_change",
     "memory_run",
 }
 CHECKS = {
@@ -54,6 +55,7 @@ BASELINES = {
     "edit_session_unchanged": {"naive_server", "radon_process"},
     "engine_floor": {"parse_visitors_floor"},
     "engine_floor_dense": {"parse_visitors_floor_dense"},
+    "lsp_change": {"analysis_floor"},
     "memory_run": set(),
 }
 SUMMARY_FIELDS = ("median_ms", "p95_ms", "p99_ms", "mean_ms", "min_ms", "max_ms")
