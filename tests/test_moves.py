@@ -699,3 +699,19 @@ def test_nested_definitions_are_not_walked() -> None:
     view = view_of(node)
     assert view.points == [] and view.max_depth == 0
     assert [j.kind for j in view.jumps] == ["return"]
+
+
+def test_a_flag_tested_twice_names_both_ifs() -> None:
+    source = """
+    def export(rows, path, compressed=False):
+        if compressed:
+            data = compress(rows)
+            write(path, data)
+        else:
+            write(path, rows)
+        if compressed:
+            log(path, 'compressed')
+            notify(path)
+    """
+    f = move(source, "lizard_param_count")
+    assert "the branches of the `if`s on lines 3 and 8:" in f.move

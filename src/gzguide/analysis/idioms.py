@@ -582,9 +582,7 @@ def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
         return None
     keyword = "elif" if stmt.is_elif else "if"
     test = ast.BoolOp(ast.And(), [node.test, inner.test])
-    merged = code(ast.If(test, [ast.Pass()], []), 76).replace(" pass`", "`")
-    if stmt.is_elif:
-        merged = merged.replace("`if ", "`elif ", 1)
+    merged = snippet(f"{keyword} {ast.unparse(test)}:", 76)
     text = (
         f"The `{keyword}` on line {node.lineno} holds only the `if` on line {inner.lineno}: "
         f"{merged} is one test and one level less."
