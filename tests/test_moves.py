@@ -14,6 +14,7 @@ from radon.visitors import ComplexityVisitor
 
 import tables
 from gzguide.analysis.engine import analyze_bytes
+from gzguide.analysis.extract import FLAG, Examiner, Extraction
 from gzguide.analysis.model import Finding
 from gzguide.analysis.thresholds import parse_thresholds
 from gzguide.analysis.walk import real_depth, view_of
@@ -359,7 +360,16 @@ def test_an_isinstance_chain_is_a_switch_on_type() -> None:
     )
     f = move(longer)
     assert f.archetype == "switch_on_type"
-    assert "singledispatch" in f.move and "lines 3-10" in f.move
+    # Four one-line arms are still a short chain ...
+    assert "lines 3-10" in f.move and "4 short arms: clear as it is" in f.move
+    # ... four arms that do more are handlers waiting to be written.
+    longest = longer.replace(
+        "            return node.text\n",
+        "            text = escape(node.text)\n            return text\n",
+    )
+    f = move(longest)
+    assert f.archetype == "switch_on_type"
+    assert "singledispatch" in f.move and "lines 3-11" in f.move
 
 
 def test_a_tag_ladder_is_a_switch_on_type() -> None:
@@ -715,3 +725,207 @@ def test_a_flag_tested_twice_names_both_ifs() -> None:
     """
     f = move(source, "lizard_param_count")
     assert "the branches of the `if`s on lines 3 and 8:" in f.move
+
+
+# -- where the census puts what the tree does not place ---------------------------------
+
+
+def test_an_and_is_cited_on_its_own_line() -> None:
+    source = """
+    def ready(order, stock):
+        if order.paid:
+            log(order)
+        if (order.lines and
+                (stock.has(order)
+                 or order.backorder)):
+            ship(order)
+        log(stock)
+    """
+    text = moves(source)
+    assert "`and` (line 5)" in text and "`or` (line 7)" in text
+
+
+def test_a_loop_else_is_not_a_second_loop() -> None:
+    source = """
+    def find(items, key):
+        for item in items:
+            if item.key == key:
+                log(item)
+                break
+        else:
+            raise KeyError(key)
+        if key is None:
+            log(key)
+    """
+    text = moves(source)
+    assert "loop `else` (line 7)" in text and "2 loops" not in text
+
+
+def test_a_try_else_is_cited_at_its_keyword() -> None:
+    source = """
+    def load(path):
+        try:
+            data = read(path)
+        except OSError:
+            return None
+        else:
+            check(data)
+        if data:
+            log(data)
+        return data
+    """
+    assert "`try` `else` (line 7)" in moves(source)
+
+
+def test_a_docstring_stays_with_its_function() -> None:
+    node = ast.parse(
+        textwrap.dedent(
+            """
+            def tobuf(self, format):
+                \"\"\"The header as a string
+                of blocks.\"\"\"
+                info = self.get_info()
+                for name, value in info.items():
+                    if value is None:
+                        raise ValueError(name)
+
+                if format == 1:
+                    log(format)
+                    return self.ustar(info)
+                return self.gnu(info)
+            """
+        )
+    ).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    blocks = Examiner(view_of(node), is_method=True).extractions()
+    assert blocks and all(b.start_line > 4 for b in blocks)
+
+
+def test_names_a_block_binds_first_are_not_inputs() -> None:
+    source = """
+    def build(self, offset, size, blockinfo):
+        self.offset = offset
+        self.size = size
+        self.log(offset, size)
+
+        last = 0
+        for offset, size in blockinfo:
+            if offset > last:
+                self.gap(last, offset)
+            self.data(offset, size)
+            last = offset + size
+        if last < self.size:
+            self.gap(last, self.size)
+    """
+    text = moves(source)
+    assert "takes `blockinfo` and" in text and "`offset`" not in text.split("takes")[1]
+
+
+def test_a_call_of_a_same_named_method_elsewhere_is_no_recursion() -> None:
+    source = """
+    class Request:
+        def write(self, buf):
+            put(buf, self.tag)
+            put(buf, len(self.errors))
+            for path, errors in self.errors.items():
+                put(buf, path)
+                put(buf, len(errors))
+                for error in errors:
+                    if error.serious:
+                        error.write(buf)
+            put(buf, len(self.data))
+            for name, data in self.data.items():
+                put(buf, name)
+    """
+    assert "Lines 7-11 (its 3 statements) can move into a helper" in moves(source)
+
+
+def test_no_comprehension_for_a_loop_an_error_can_leave_half_done() -> None:
+    source = """
+    def read_quick(path):
+        quick = None
+        try:
+            raw = load(path)
+            quick = {}
+            for name, (x, y) in raw.items():
+                quick[name] = (x, y)
+        except Exception as e:
+            warn(e)
+        return quick
+    """
+    assert "builds it in one step" not in moves(source)
+
+
+def test_a_context_managers_yield_does_not_move_into_a_generator() -> None:
+    source = """
+    @contextlib.contextmanager
+    def locked(self, path):
+        log(path)
+        path = normalise(path)
+        self.check(path)
+        self.note(path)
+        self.open(path)
+        self.mark(path)
+        self.count += 1
+        try:
+            handle = self.lock(path)
+            if handle is None:
+                raise LockError(path)
+            yield handle
+        except OSError:
+            self.report(path)
+            raise
+        finally:
+            self.release(path)
+    """
+    text = moves(source)
+    assert "yield from" not in text
+    assert "holds the `yield` its decorator hands control through" in text
+
+
+def examined(source: str, line: int) -> Extraction | str:
+    """The examiner's verdict on the compound statement at ``line`` of a method."""
+    tree = ast.parse(textwrap.dedent(source))
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+    view = view_of(node)
+    (stmt,) = [s for s in view.statements if s.line == line]
+    return Examiner(view, is_method=True).examine((stmt,))
+
+
+def test_a_block_that_only_tests_a_flag_set_before_it_is_not_the_step() -> None:
+    source = """
+    def swap(self, path):
+        if not self.shadow:
+            return path
+        path = normpath(path)
+        checked = path in self.seen
+        if not checked:
+            for source, shadow in self.shadow.items():
+                if same(path, source):
+                    self.seen[path] = shadow
+                    break
+                self.seen[path] = None
+        return self.seen.get(path, path)
+    """
+    assert examined(source, 7) == FLAG
+    inner = examined(source, 8)
+    assert isinstance(inner, Extraction) and inner.inputs == ("path",)
+
+
+def test_a_name_set_in_a_loop_body_before_it_is_read_is_no_input() -> None:
+    source = """
+    def split_name(self, name, encoding):
+        parts = name.split('/')
+        log(parts)
+        self.count += 1
+        for i in range(1, len(parts)):
+            prefix = '/'.join(parts[:i])
+            name = '/'.join(parts[i:])
+            if fits(prefix, encoding) and fits(name, encoding):
+                log(prefix)
+        self.done(parts)
+        self.done(encoding)
+        return parts
+    """
+    found = examined(source, 6)
+    assert isinstance(found, Extraction) and found.inputs == ("encoding", "parts")

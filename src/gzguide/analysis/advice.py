@@ -39,7 +39,9 @@ from gzguide.analysis.extract import (
     CHANGES,
     DECLARES,
     DEFINES,
+    FLAG,
     GUARD,
+    HANDS_OVER,
     INPUTS,
     LEAVES_LOOP,
     LEAVES_RETURN,
@@ -259,6 +261,7 @@ _KIND_WORDS: Final = {
     "if": ("`if`", "`if`s"),
     "ternary": ("conditional expression", "conditional expressions"),
     "loop": ("loop", "loops"),
+    "loop_else": ("loop `else`", "loop `else`s"),
     "except": ("`except`", "`except`s"),
     "else": ("`try` `else`", "`try` `else`s"),
     "filter": ("comprehension `if`", "comprehension `if`s"),
@@ -284,6 +287,8 @@ _OBSTACLES: Final = {
     THREADS: "would take a value in and hand it back changed",
     CHANGES: "changes objects the function hands it, in place",
     RECURSES: "calls this function again",
+    FLAG: "would take a flag only to test it",
+    HANDS_OVER: "holds the `yield` its decorator hands control through",
 }
 
 _WHAT: Final = {

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, lines, names
-from gzguide.analysis.walk import BREAK, CONTINUE, DECLARE, RETURN, YIELD, FunctionView, Stmt
+from gzguide.analysis.walk import BREAK, CONTINUE, DECLARE, RETURN, YIELD, FunctionView, Pos, Stmt
 
 MIN_LINES: Final = 3
 MAX_INPUTS: Final = 3
@@ -146,7 +146,10 @@ def _receiver(view: FunctionView, is_method: bool) -> str | None:
 def _candidates(view: FunctionView) -> list[tuple[Stmt, ...]]:
     """Compound statements, whole bodies and blank-line paragraphs of two or more statements."""
     found: list[tuple[Stmt, ...]] = []
-    blocks: list[list[Stmt]] = [view.body]
+    body = view.body
+    if body and _is_docstring(body[0].node):
+        body = body[1:]  # the docstring stays with its function
+    blocks: list[list[Stmt]] = [body]
     for stmt in view.statements:
         if stmt.blocks and not stmt.is_elif:
             found.append((stmt,))
@@ -196,12 +199,76 @@ def _starts_a_name(node: ast.stmt, among: set[str] | None = None) -> bool:
     )
 
 
+def _tests_only_an_input(stmts: tuple[Stmt, ...], view: FunctionView, start: Pos) -> bool:
+    """A lone ``if`` (no ``else``) on a bare name set before the block: the helper
+    would take a flag only to test it; the ``if``'s body is the step."""
+    if len(stmts) != 1:
+        return False
+    node = stmts[0].node
+    if not isinstance(node, ast.If) or node.orelse:
+        return False
+    test = node.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Name) and any(p < start for p in view.stores.get(test.id, ()))
+
+
+def _decorator_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _binding_bodies(name: str, stmts: tuple[Stmt, ...]) -> list[tuple[Pos, Pos]]:
+    """The spans of the bodies that constructs among ``stmts`` run with ``name`` bound."""
+    found: list[tuple[Pos, Pos]] = []
+    for stmt in stmts:
+        for node in ast.walk(stmt.node):
+            if isinstance(node, ast.For | ast.AsyncFor):
+                bound = _binds(node.target, name)
+                body = node.body
+            elif isinstance(node, ast.ExceptHandler):
+                bound = node.name == name
+                body = node.body
+            elif isinstance(node, ast.With | ast.AsyncWith):
+                bound = any(
+                    i.optional_vars is not None and _binds(i.optional_vars, name)
+                    for i in node.items
+                )
+                body = node.body
+            else:
+                continue
+            if bound and body:
+                last = body[-1]
+                found.append(
+                    (
+                        (body[0].lineno, body[0].col_offset),
+                        (last.end_lineno or last.lineno, last.end_col_offset or 0),
+                    )
+                )
+    return found
+
+
+def _binds(target: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
 def _is_trivial(node: ast.stmt) -> bool:
     """A docstring, ``pass``, a plain ``return``, or a guard clause."""
     if isinstance(node, ast.Pass | ast.Return):
         return True
-    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-        return True
+    if isinstance(node, ast.Expr | ast.Assign) and isinstance(node.value, ast.Constant):
+        return True  # a docstring, or a flag such as ``__tracebackhide__ = True``
     return (
         isinstance(node, ast.If)
         and not node.orelse
@@ -237,6 +304,13 @@ OUTPUTS: Final = "outputs"
 THREADS: Final = "threads"
 CHANGES: Final = "changes"
 RECURSES: Final = "recurses"
+FLAG: Final = "flag"
+HANDS_OVER: Final = "hands_over"
+#: Decorators under which a function's ``yield`` hands control to its caller once:
+#: the generator is the protocol, not a stream of values to delegate.
+_YIELD_PROTOCOLS: Final = frozenset(
+    {"contextmanager", "asynccontextmanager", "fixture", "hookimpl", "hookwrapper"}
+)
 
 
 class Examiner:
@@ -250,6 +324,9 @@ class Examiner:
         self.body_lines = max(body[-1].end_line - body[0].line + 1, 1) if body else 1
         self.tail_node = body[-1].node if body else None
         self.closures = _closure_reads(view) if view.nested else {}
+        self.yield_is_protocol = any(
+            _decorator_name(d) in _YIELD_PROTOCOLS for d in view.node.decorator_list
+        )
 
     def examine(self, stmts: tuple[Stmt, ...]) -> Extraction | str:
         key = (stmts[0].line, stmts[0].node.col_offset, stmts[-1].end_line)
@@ -295,6 +372,10 @@ class Examiner:
         generator = leaves == LEAVES_YIELD
         if leaves is not None and not generator:
             return leaves
+        if generator and self.yield_is_protocol:
+            return HANDS_OVER  # a context manager's or fixture's yield is its whole point
+        if _tests_only_an_input(stmts, view, start):
+            return FLAG
         read, written = view.names_within(start, end)
         inputs = sorted(
             n
@@ -335,7 +416,21 @@ class Examiner:
         first, read = min(stores), min(loads)
         # The store must run whenever the block does (in a plain statement of its own)
         # and be done before the first read (``x = x + 1`` reads first).
-        return any(not s.blocks and s.start <= first <= s.end < read for s in stmts)
+        if any(not s.blocks and s.start <= first <= s.end < read for s in stmts):
+            return True
+        # A plain statement deeper in the block that every read follows, in its body.
+        setter = next(
+            (s for s in view.statements if not s.blocks and s.start <= first <= s.end), None
+        )
+        if setter is not None and setter.container:
+            last = setter.container[-1]
+            body_end = (last.end_lineno or last.lineno, last.end_col_offset or 0)
+            if all(setter.end < p <= body_end for p in loads):
+                return True
+        # Or every read is inside the body of a construct of the block that binds the
+        # name first: a loop's target, an ``except ... as``, a ``with ... as``.
+        scopes = _binding_bodies(name, stmts)
+        return bool(scopes) and all(any(a <= p <= b for a, b in scopes) for p in loads)
 
     def _recurses(self, start: tuple[int, int], end: tuple[int, int]) -> bool:
         """Whether the block calls the function it is in (a helper would recurse back)."""
@@ -343,7 +438,7 @@ class Examiner:
         if self.view.loads_between(name, start, end):
             return True
         return self.receiver is not None and any(
-            start <= p <= end for p in self.view.method_calls.get(name, ())
+            start <= p <= end for p in self.view.method_calls.get(f"{self.receiver}.{name}", ())
         )
 
     def _leaves_work_behind(self, stmts: tuple[Stmt, ...]) -> bool:

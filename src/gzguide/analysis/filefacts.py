@@ -15,6 +15,7 @@ from itertools import combinations
 from typing import Final
 
 from gzguide.analysis.cohesion import ClassCohesion
+from gzguide.analysis.keywords import NO_KEYWORDS, KeywordLines
 from gzguide.analysis.modules import TopLevel
 from gzguide.analysis.scopes import FunctionNode, Scope
 from gzguide.analysis.walk import FunctionView, view_of
@@ -32,6 +33,7 @@ class FileFacts:
     classes: dict[tuple[int, int], ClassCohesion] = field(default_factory=dict)
     #: The top-level definitions and the names each mentions.
     top_level: tuple[TopLevel, ...] = ()
+    keywords: KeywordLines = NO_KEYWORDS
     _views: dict[tuple[int, int], FunctionView] = field(default_factory=dict)
     #: What detectors work out once per file and share (keyed by the detector).
     memo: dict[object, object] = field(default_factory=dict)
@@ -41,7 +43,7 @@ class FileFacts:
         found = self._views.get(scope.key)
         if found is None:
             assert not isinstance(scope.node, ast.ClassDef)
-            found = view_of(scope.node)
+            found = view_of(scope.node, self.keywords)
             self._views[scope.key] = found
         return found
 

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import Final
 
-from gzguide.analysis.astshape import shape
+from gzguide.analysis.astshape import code_lines, shape
 from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines, plural, snippet
 from gzguide.analysis.walk import FunctionView, Stmt
 
@@ -101,30 +101,6 @@ def _body_lines(statements: list[ast.stmt]) -> int:
     if not statements:
         return 0
     return (statements[-1].end_lineno or statements[-1].lineno) - statements[0].lineno + 1
-
-
-def _code_lines(statements: list[ast.stmt]) -> int:
-    """Lines that hold code, blank lines and comments left out: how long a body reads."""
-    held: set[int] = set()
-    pending = list(statements)
-    while pending:
-        node = pending.pop()
-        inner = [
-            child
-            for name in ("body", "orelse", "finalbody", "handlers", "cases")
-            for child in getattr(node, name, ())
-        ]
-        if not inner:
-            held.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
-            continue
-        held.add(node.lineno)
-        for child in inner:
-            if isinstance(child, ast.stmt):
-                pending.append(child)
-            else:  # an except handler or a match case: its header, then its body
-                held.add(child.lineno)
-                pending.extend(child.body)
-    return len(held)
 
 
 # -- loops -------------------------------------------------------------------------------
@@ -239,6 +215,8 @@ def _comprehension(stmt: Stmt, view: FunctionView) -> Move | None:
     # The collection must not be read while it fills (only the add itself).
     if sum(1 for _ in _name_loads(node, name)) != 1:
         return None
+    if _inside_try(stmt):
+        return None  # an error partway leaves a partial collection; a comprehension none
     clause = f" for {_target(node.target)} in {ast.unparse(node.iter)}"
     if test is not None:
         clause += f" if {ast.unparse(test)}"
@@ -253,6 +231,17 @@ def _comprehension(stmt: Stmt, view: FunctionView) -> Move | None:
     levels = 2 if test is not None else 1
     gains = {Concern.NESTING: levels, Concern.SIZE: span[1] - span[0]}
     return Move("comprehension", UNCLASSIFIED, text, span, gains, priority=2)
+
+
+def _inside_try(stmt: Stmt) -> bool:
+    """Whether ``stmt`` runs in the body of a ``try`` (whose handlers see what it did)."""
+    inner, parent = stmt, stmt.parent
+    while parent is not None:
+        node = parent.node
+        if isinstance(node, ast.Try | ast.TryStar) and inner.container is node.body:
+            return True
+        inner, parent = parent, parent.parent
+    return False
 
 
 def _name_loads(node: ast.AST, name: str) -> Iterator[ast.Name]:
@@ -707,7 +696,7 @@ def _guard_before_return(stmt: Stmt, view: FunctionView) -> Move | None:
         return None
     if not isinstance(node.body[-1], ast.Return) or not any(_compound(s) for s in node.body):
         return None  # work that falls through to the final return is clear as it is
-    if _code_lines(node.body) < GUARD_LINES:
+    if code_lines(node.body) < GUARD_LINES:
         return None
     guard = ast.If(negation(node.test), [after], [])
     inner = lines(node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno)
@@ -738,11 +727,11 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
             return None
     elif parent is not None:
         return None
-    body_lines = _code_lines(node.body)
+    body_lines = code_lines(node.body)
     if not any(_compound(s) for s in node.body) or body_lines < GUARD_LINES:
         return None  # flattening a few plain lines by a level changes little
     if not node.orelse:
-        if not in_loop and (body_lines * 2 < _code_lines(view.node.body) or _fails(node.body)):
+        if not in_loop and (body_lines * 2 < code_lines(view.node.body) or _fails(node.body)):
             return None  # not the main path: an error exit reads better where it is
         guard = ast.If(negation(node.test), [ast.Continue() if in_loop else ast.Return()], [])
         where = "loop body" if in_loop else "function"
@@ -760,7 +749,7 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
     last = orelse[-1]
     if not isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
         return None
-    if body_lines < 3 or _code_lines(orelse) * 2 > body_lines:
+    if body_lines < 3 or code_lines(orelse) * 2 > body_lines:
         return None
     word = type(last).__name__.lower()
     test = code(negation(node.test), 50)

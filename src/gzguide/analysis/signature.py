@@ -38,7 +38,7 @@ CLUMP_NAMES: Final = 3
 CLUMP_SIGNATURE: Final = 4
 CLUMP_FUNCTIONS: Final = 3
 #: What a flag selects must be at least this share of the function's body lines.
-FLAG_SHARE: Final = 0.4
+FLAG_SHARE: Final = 0.5
 
 _GAIN: Final = {Concern.PARAMETERS: 1}
 
