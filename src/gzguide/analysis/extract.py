@@ -29,6 +29,7 @@ which keeps one call line.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -221,38 +222,45 @@ def _decorator_name(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _binding_bodies(name: str, stmts: tuple[Stmt, ...]) -> list[tuple[Pos, Pos]]:
-    """The spans of the bodies that constructs among ``stmts`` run with ``name`` bound."""
-    found: list[tuple[Pos, Pos]] = []
-    for stmt in stmts:
-        for node in ast.walk(stmt.node):
-            if isinstance(node, ast.For | ast.AsyncFor):
-                bound = _binds(node.target, name)
-                body = node.body
-            elif isinstance(node, ast.ExceptHandler):
-                bound = node.name == name
-                body = node.body
-            elif isinstance(node, ast.With | ast.AsyncWith):
-                bound = any(
-                    i.optional_vars is not None and _binds(i.optional_vars, name)
-                    for i in node.items
-                )
-                body = node.body
-            else:
-                continue
-            if bound and body:
-                last = body[-1]
-                found.append(
-                    (
-                        (body[0].lineno, body[0].col_offset),
-                        (last.end_lineno or last.lineno, last.end_col_offset or 0),
-                    )
-                )
+def _within(stmts: tuple[Stmt, ...] | list[Stmt]) -> Iterator[Stmt]:
+    """Every statement of the block, nested ones included (statements only)."""
+    pending = list(stmts)
+    while pending:
+        stmt = pending.pop()
+        yield stmt
+        for block in stmt.blocks:
+            pending.extend(block)
+
+
+def _binding_bodies(stmts: tuple[Stmt, ...]) -> dict[str, list[tuple[Pos, Pos]]]:
+    """Per name, the spans of the bodies that constructs of the block run with it bound:
+    a loop's target, an ``except ... as``, a ``with ... as``."""
+    found: dict[str, list[tuple[Pos, Pos]]] = {}
+
+    def bind(targets: list[ast.expr], body: list[ast.stmt]) -> None:
+        if not body:
+            return
+        last = body[-1]
+        span = (
+            (body[0].lineno, body[0].col_offset),
+            (last.end_lineno or last.lineno, last.end_col_offset or 0),
+        )
+        for target in targets:
+            for n in ast.walk(target):
+                if isinstance(n, ast.Name):
+                    found.setdefault(n.id, []).append(span)
+
+    for stmt in _within(stmts):
+        node = stmt.node
+        if isinstance(node, ast.For | ast.AsyncFor):
+            bind([node.target], node.body)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            bind([i.optional_vars for i in node.items if i.optional_vars is not None], node.body)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            for handler in node.handlers:
+                if handler.name:
+                    bind([ast.Name(handler.name)], handler.body)
     return found
-
-
-def _binds(target: ast.expr, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
 
 
 def _is_docstring(node: ast.stmt) -> bool:
@@ -324,6 +332,7 @@ class Examiner:
         self.body_lines = max(body[-1].end_line - body[0].line + 1, 1) if body else 1
         self.tail_node = body[-1].node if body else None
         self.closures = _closure_reads(view) if view.nested else {}
+        self._bodies: dict[tuple[int, int], dict[str, list[tuple[Pos, Pos]]]] = {}
         self.yield_is_protocol = any(
             _decorator_name(d) in _YIELD_PROTOCOLS for d in view.node.decorator_list
         )
@@ -420,7 +429,7 @@ class Examiner:
             return True
         # A plain statement deeper in the block that every read follows, in its body.
         setter = next(
-            (s for s in view.statements if not s.blocks and s.start <= first <= s.end), None
+            (s for s in _within(stmts) if not s.blocks and s.start <= first <= s.end), None
         )
         if setter is not None and setter.container:
             last = setter.container[-1]
@@ -429,7 +438,11 @@ class Examiner:
                 return True
         # Or every read is inside the body of a construct of the block that binds the
         # name first: a loop's target, an ``except ... as``, a ``with ... as``.
-        scopes = _binding_bodies(name, stmts)
+        key = (id(stmts[0]), id(stmts[-1]))
+        bodies = self._bodies.get(key)
+        if bodies is None:
+            bodies = self._bodies[key] = _binding_bodies(stmts)
+        scopes = bodies.get(name, [])
         return bool(scopes) and all(any(a <= p <= b for a, b in scopes) for p in loads)
 
     def _recurses(self, start: tuple[int, int], end: tuple[int, int]) -> bool:

@@ -14,13 +14,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-#: A line whose code starts with the keyword (``and b``, ``else:``).
-_LEADING: Final = re.compile(r"^[ \t]*(and|or|else)\b", re.MULTILINE)
+#: A line whose code starts with the keyword (``and b``, ``else:``), found from the
+#: line break before it (a literal first character keeps the scan fast).
+_LEADING: Final = re.compile(r"\n[ \t]*(and|or|else)\b")
 #: A line whose code ends with the keyword (``a and``, maybe before an opening
-#: bracket, a comment or a ``\``).
-_TRAILING: Final = re.compile(
-    r"\b(and|or)[ \t]*[([{]*[ \t]*\\?[ \t]*(?:#[^\n]*)?\r?$", re.MULTILINE
-)
+#: bracket, a comment or a ``\\``); one pattern per word, each starting with its
+#: literal, for the same reason (the word's start is checked apart).
+_TRAILING: Final = {
+    word: re.compile(word + r"[ \t]*[([{]*[ \t]*\\?[ \t]*(?:#[^\n]*)?\r?$", re.MULTILINE)
+    for word in ("and", "or")
+}
 
 
 @dataclass(frozen=True)
@@ -59,14 +62,22 @@ def keyword_lines(text: str) -> KeywordLines:
     lookup only asks about lines between the two parts of one construct, where no
     string can be)."""
     leading: dict[str, set[int]] = {}
+    line, counted = 1, 0
+    for match in _LEADING.finditer(text):
+        start = match.start()
+        line += text.count("\n", counted, start) + 1
+        counted = start + 1
+        leading.setdefault(match.group(1), set()).add(line)
     trailing: dict[str, set[int]] = {}
-    for pattern, found in ((_LEADING, leading), (_TRAILING, trailing)):
+    for word, pattern in _TRAILING.items():
         line, counted = 1, 0
         for match in pattern.finditer(text):
             start = match.start()
+            if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+                continue  # the end of another word (``for``, ``brand``)
             line += text.count("\n", counted, start)
             counted = start
-            found.setdefault(match.group(1), set()).add(line)
+            trailing.setdefault(word, set()).add(line)
     return KeywordLines(
         {k: frozenset(v) for k, v in leading.items()},
         {k: frozenset(v) for k, v in trailing.items()},
