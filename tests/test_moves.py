@@ -17,6 +17,7 @@ from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.extract import FLAG, Examiner, Extraction
 from gzguide.analysis.model import Finding
 from gzguide.analysis.thresholds import parse_thresholds
+from gzguide.analysis.twins import differences
 from gzguide.analysis.walk import real_depth, view_of
 
 #: Every function metric in band from 1 up (no gate): whatever the detector finds,
@@ -929,3 +930,55 @@ def test_a_name_set_in_a_loop_body_before_it_is_read_is_no_input() -> None:
     """
     found = examined(source, 6)
     assert isinstance(found, Extraction) and found.inputs == ("encoding", "parts")
+
+
+# -- copies ------------------------------------------------------------------------------
+
+
+def test_a_block_written_twice_is_one_helper_for_both() -> None:
+    source = """
+    class Parser:
+        def set(self, section, option, value):
+            if option is None:
+                log(option)
+            if not section or section == self.default:
+                sectdict = self._defaults
+            else:
+                try:
+                    sectdict = self._sections[section]
+                except KeyError:
+                    raise NoSectionError(section) from None
+            sectdict[self.xform(option)] = value
+            self.changed = True
+            self.notify(section)
+            self.count += 1
+
+        def remove(self, section, option):
+            if option is None:
+                log(option)
+            if not section or section == self.default:
+                sectdict = self._defaults
+            else:
+                try:
+                    sectdict = self._sections[section]
+                except KeyError:
+                    raise NoSectionError(section) from None
+            existed = option in sectdict
+            self.changed = True
+            self.notify(section)
+            self.count += 1
+            return existed
+    """
+    found = {f.start_line: f.move for f in hints(source, "radon_cc")}
+    assert found[3].startswith("Lines 6-12 (the `if`) repeat lines 21-27 (in `remove`) word for")
+    assert "one helper that takes `section` and returns `sectdict` can serve both" in found[3]
+    assert "repeat lines 6-12 (in `set`)" in found[18]
+
+
+def test_copies_differing_in_more_than_two_places_are_not_twins() -> None:
+    def loop(name: str, attr: str, value: int) -> ast.AST:
+        return ast.parse(f"for {name} in xs:\n    if {name}.{attr}:\n        f({value})\n").body[0]
+
+    assert differences(loop("x", "a", 1), loop("x", "a", 1)) == set()
+    assert differences(loop("x", "a", 1), loop("x", "a", 2)) == {("1", "2")}
+    assert differences(loop("x", "a", 1), loop("y", "b", 2)) is None

@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Final
 
@@ -175,17 +175,46 @@ class _FunctionMoves:
     view: FunctionView
     local: list[Move]
     examiner: Examiner
+    scope: Scope
+    facts: FileFacts
+    _twins: dict[int, str | None] = field(default_factory=dict)
 
     @cached_property
     def blocks(self) -> list[Extraction]:
         """The blocks that can move out and hold enough points for any concern's move."""
         return self.examiner.extractions(COMPLEXITY_BLOCK_POINTS)
 
+    def twin_of(self, block: Extraction) -> str | None:
+        """Where a copy of ``block`` is in the file, and how close
+        (``"lines 9-14 (in `load`) word for word"``)."""
+        if len(block.statements) != 1:
+            return None
+        node = block.statements[0].node
+        key = id(node)
+        if key not in self._twins:
+            twin = self.facts.twins.twin_of(node)
+            where = None
+            if twin is not None:
+                other, differing = twin
+                where = lines(other.lineno, other.end_lineno or other.lineno)
+                owner = self.facts.function_at(other.lineno)
+                if owner is not None and owner.key != self.scope.key:
+                    where += f" (in `{owner.node.name}`)"
+                where += (
+                    " word for word"
+                    if not differing
+                    else " but for one name or value"
+                    if differing == 1
+                    else f" but for {differing} names or values"
+                )
+            self._twins[key] = where
+        return self._twins[key]
+
 
 def _moves_of(scope: Scope, facts: FileFacts) -> _FunctionMoves:
     view = facts.view(scope)
     local = [*dispatch_moves(view), *idiom_moves(view)]
-    return _FunctionMoves(view, local, Examiner(view, scope.owner is not None))
+    return _FunctionMoves(view, local, Examiner(view, scope.owner is not None), scope, facts)
 
 
 def _best(moves: Sequence[Move], concern: Concern) -> Move | None:
@@ -218,7 +247,7 @@ def _complexity_move(found: _FunctionMoves, c: Candidate, lizard: bool) -> Move 
     if plain:
         return max(plain, key=lambda m: m.priority)
     if block is not None:
-        return block.move(found.view, Concern.COMPLEXITY, int(c.m.value))
+        return block.move(found.view, Concern.COMPLEXITY, int(c.m.value), found.twin_of(block))
     return None
 
 
@@ -235,7 +264,15 @@ def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
     ]
     if not blocks:
         return None
-    return min(blocks, key=lambda b: (max(b.points + 1, value - b.points), -b.points))
+    # A block written twice in the file first: one helper then serves both copies.
+    return min(
+        blocks,
+        key=lambda b: (
+            found.twin_of(b) is None,
+            max(b.points + 1, value - b.points),
+            -b.points,
+        ),
+    )
 
 
 def _body_lines(view: FunctionView) -> int:

@@ -97,8 +97,11 @@ class Extraction:
             return _DESCRIPTIONS.get(type(node), "the statement")
         return f"its {len(self.statements)} statements"
 
-    def move(self, view: FunctionView, concern: Concern, total: int) -> Move:
-        """Worded for ``concern``; ``total`` is the function's radon complexity."""
+    def move(
+        self, view: FunctionView, concern: Concern, total: int, twin: str | None = None
+    ) -> Move:
+        """Worded for ``concern``; ``total`` is the function's radon complexity; ``twin``
+        says where a copy of the block is (``"lines 9-14 (in `load`) word for word"``)."""
         takes = f"takes {names(self.inputs)}" if self.inputs else "takes no arguments"
         if self.generator:
             gives = "and that it delegates to with `yield from`"
@@ -115,7 +118,14 @@ class Extraction:
             tail = f": {self.points} of its {total - 1} decision points go with them."
         else:
             tail = "."
-        text = f"{where} can move into {helper}{tail}"
+        if twin is not None:
+            text = f"{where} repeat {twin}: one {helper[2:]} "
+            if concern is Concern.COMPLEXITY:
+                text += f"can serve both, with {self.points} of its {total - 1} decision points."
+            else:
+                text += "can serve both."
+        else:
+            text = f"{where} can move into {helper}{tail}"
         archetype = "arrowhead" if _flattens(view, self) else UNCLASSIFIED
         gains = {
             Concern.COMPLEXITY: self.points,

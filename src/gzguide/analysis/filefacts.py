@@ -18,6 +18,7 @@ from gzguide.analysis.cohesion import ClassCohesion
 from gzguide.analysis.keywords import NO_KEYWORDS, KeywordLines
 from gzguide.analysis.modules import TopLevel
 from gzguide.analysis.scopes import FunctionNode, Scope
+from gzguide.analysis.twins import Twins
 from gzguide.analysis.walk import FunctionView, view_of
 
 #: Signatures longer than this are not searched for shared triples (there are
@@ -46,6 +47,16 @@ class FileFacts:
             found = view_of(scope.node, self.keywords)
             self._views[scope.key] = found
         return found
+
+    @cached_property
+    def twins(self) -> Twins:
+        """The file's compound statements, for finding copies of a block."""
+        return Twins(self.tree)
+
+    def function_at(self, line: int) -> Scope | None:
+        """The innermost function whose lines hold ``line``."""
+        holding = [s for s in self.functions if s.start_line <= line <= s.end_line]
+        return max(holding, key=lambda s: s.start_line) if holding else None
 
     @cached_property
     def functions(self) -> list[Scope]:
