@@ -436,7 +436,7 @@ def report(rows, limit):
 def test_a_block_that_moves_out_says_what_it_takes_and_gives() -> None:
     f = move(EXTRACTABLE)
     # The loop with the line that starts its total: one step, whole.
-    assert f.move.startswith("Lines 6-11 (its 2 statements) can move into a helper")
+    assert f.move.startswith("Lines 6-11 (the `for` loop with its set-up) can move into a helper")
     assert "takes `limit` and `rows` and returns `total`" in f.move
     assert "3 of its 5 decision points go with them" in f.move
 
@@ -838,7 +838,7 @@ def test_a_call_of_a_same_named_method_elsewhere_is_no_recursion() -> None:
             for name, data in self.data.items():
                 put(buf, name)
     """
-    assert "Lines 7-11 (its 3 statements) can move into a helper" in moves(source)
+    assert "Lines 7-11 (the body of the `for` loop) can move into a helper" in moves(source)
 
 
 def test_no_comprehension_for_a_loop_an_error_can_leave_half_done() -> None:
@@ -982,3 +982,42 @@ def test_copies_differing_in_more_than_two_places_are_not_twins() -> None:
     assert differences(loop("x", "a", 1), loop("x", "a", 1)) == set()
     assert differences(loop("x", "a", 1), loop("x", "a", 2)) == {("1", "2")}
     assert differences(loop("x", "a", 1), loop("y", "b", 2)) is None
+
+
+# -- what stays behind ---------------------------------------------------------------------
+
+
+def test_statements_that_only_prepare_the_block_stay_with_it() -> None:
+    # Without the loop, copy keeps only a default and two aliases the loop alone
+    # reads: a helper taking them would be the function again.
+    source = """
+    def copy(src, dst, size=0):
+        if not size:
+            size = BUFSIZE
+        read = src.read
+        write = dst.write
+        while True:
+            chunk = read(size)
+            if not chunk:
+                break
+            write(chunk)
+    """
+    assert examined(source, 7) == "most"
+    assert "can move into" not in moves(source)
+
+
+def test_a_statement_whose_value_is_read_after_the_block_is_work_of_its_own() -> None:
+    source = """
+    def copy(src, dst, size=0):
+        if not size:
+            size = BUFSIZE
+        read = src.read
+        write = dst.write
+        while True:
+            chunk = read(size)
+            if not chunk:
+                break
+            write(chunk)
+        return size
+    """
+    assert isinstance(examined(source, 7), Extraction)

@@ -95,7 +95,7 @@ class Extraction:
             if isinstance(node, ast.If) and node.orelse and isinstance(node.orelse[0], ast.If):
                 return "the `if`/`elif` chain"
             return _DESCRIPTIONS.get(type(node), "the statement")
-        return f"its {len(self.statements)} statements"
+        return _describe_run(self.statements)
 
     def move(
         self, view: FunctionView, concern: Concern, total: int, twin: str | None = None
@@ -132,6 +132,27 @@ class Extraction:
             Concern.SIZE: self.size - 1,
         }
         return Move("extract", archetype, text, (self.start_line, self.end_line), gains, 1)
+
+
+def _describe_run(statements: tuple[Stmt, ...]) -> str:
+    """What two or more statements in a row are: a whole block, a loop with its set-up,
+    or just a run of statements."""
+    first, last = statements[0], statements[-1]
+    parent = first.parent
+    if parent is not None and len(statements) == len(first.container):
+        owner = _DESCRIPTIONS.get(type(parent.node), "the statement")
+        node = parent.node
+        if first.container is getattr(node, "body", None):
+            return f"the body of {owner}"
+        if first.container is getattr(node, "finalbody", None):
+            return "the `finally` block"
+        if first.container is getattr(node, "orelse", None):
+            return f"the `else` of {owner}"
+        if any(first.container is h.body for h in getattr(node, "handlers", ())):
+            return "the `except` block"
+    if isinstance(last.node, ast.For | ast.AsyncFor | ast.While):
+        return f"{_DESCRIPTIONS[type(last.node)]} with its set-up"
+    return f"{len(statements)} statements"
 
 
 def _flattens(view: FunctionView, block: Extraction) -> bool:
@@ -470,7 +491,27 @@ class Examiner:
         if stmts[0].parent is not None:
             return True  # the statement around the block stays
         taken = {id(s) for s in stmts}
-        return any(id(s) not in taken and not _is_trivial(s.node) for s in self.view.body)
+        start, end = stmts[0].start, stmts[-1].end
+        return any(
+            id(s) not in taken and not _is_trivial(s.node) and not self._feeds(s, start, end)
+            for s in self.view.body
+        )
+
+    def _feeds(self, stmt: Stmt, start: Pos, end: Pos) -> bool:
+        """Whether ``stmt`` only prepares values for the block: it calls nothing and
+        every name it sets is read inside the block alone (``read = src.read`` before a
+        copy loop, ``if not size: size = DEFAULT``). Such a statement is no step of
+        its own: it would go into the helper with the block."""
+        if any(isinstance(n, ast.Call | ast.Await | ast.Yield) for n in ast.walk(stmt.node)):
+            return False
+        _, written = self.view.names_within(stmt.start, stmt.end)
+        if not written or (self.receiver is not None and self.receiver in written):
+            return False
+        for name in written:
+            reads = [p for p in self.view.loads.get(name, ()) if not stmt.start <= p <= stmt.end]
+            if not reads or name in self.closures or not all(start <= p <= end for p in reads):
+                return False
+        return True
 
     def _used_after(self, name: str, first: Stmt, end: tuple[int, int]) -> bool:
         loads = [*self.view.loads.get(name, ()), *self.closures.get(name, ())]

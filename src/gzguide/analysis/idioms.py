@@ -33,6 +33,7 @@ from typing import Final
 
 from gzguide.analysis.astshape import code_lines, shape
 from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines, plural, snippet
+from gzguide.analysis.rendering import render
 from gzguide.analysis.walk import FunctionView, Stmt
 
 ARROWHEAD: Final = "arrowhead"
@@ -58,8 +59,8 @@ _NEGATED: Final[dict[type[ast.cmpop], type[ast.cmpop]]] = {
 def _target(node: ast.expr) -> str:
     """A loop target as a ``for`` writes it (``a, b``, not ``(a, b)``)."""
     if isinstance(node, ast.Tuple) and node.elts:
-        return ", ".join(ast.unparse(e) for e in node.elts)
-    return ast.unparse(node)
+        return ", ".join(render(e) for e in node.elts)
+    return render(node)
 
 
 def _span(stmt: Stmt) -> tuple[int, int]:
@@ -120,23 +121,23 @@ def _search(stmt: Stmt) -> Move | None:
         return None
     span = (node.lineno, after.end_lineno or after.lineno)
     loop = f"The loop at {lines(node.lineno, node.end_lineno or node.lineno)} only searches"
-    target, iterable = _target(node.target), ast.unparse(node.iter)
+    target, iterable = _target(node.target), render(node.iter)
     if _const(found.value, True) and _const(after.value, False):
-        call = snippet(f"return any({ast.unparse(inner.test)} for {target} in {iterable})", 78)
+        call = snippet(f"return any({render(inner.test)} for {target} in {iterable})", 78)
         text = f"{loop}: {call} replaces it and its `return False`"
         gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
         return Move("any", UNCLASSIFIED, text + ".", span, gains, priority=3)
     if _const(found.value, False) and _const(after.value, True):
-        test = ast.unparse(negation(inner.test))
+        test = render(negation(inner.test))
         call = snippet(f"return all({test} for {target} in {iterable})", 78)
         text = f"{loop}: {call} replaces it and its `return True`"
         gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
         return Move("all", UNCLASSIFIED, text + ".", span, gains, priority=3)
     if found.value is None or isinstance(found.value, ast.Constant):
         return None
-    default = ast.unparse(after.value) if after.value is not None else "None"
-    expr = ast.unparse(found.value)
-    generator = f"({expr} for {target} in {iterable} if {ast.unparse(inner.test)})"
+    default = render(after.value) if after.value is not None else "None"
+    expr = render(found.value)
+    generator = f"({expr} for {target} in {iterable} if {render(inner.test)})"
     call = snippet(f"return next({generator}, {default})", 86)
     text = f"{loop} for the first match: {call} says so"
     gains = {Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
@@ -178,8 +179,8 @@ def _fill(statement: ast.stmt, name: str, kind: str) -> str | None:
             and isinstance(statement.targets[0].value, ast.Name)
             and statement.targets[0].value.id == name
         ):
-            key = ast.unparse(statement.targets[0].slice)
-            return f"{key}: {ast.unparse(statement.value)}"
+            key = render(statement.targets[0].slice)
+            return f"{key}: {render(statement.value)}"
         return None
     method = "append" if kind == "list" else "add"
     if (
@@ -193,7 +194,7 @@ def _fill(statement: ast.stmt, name: str, kind: str) -> str | None:
         and not statement.value.keywords
         and not isinstance(statement.value.args[0], ast.Starred)
     ):
-        return ast.unparse(statement.value.args[0])
+        return render(statement.value.args[0])
     return None
 
 
@@ -217,9 +218,9 @@ def _comprehension(stmt: Stmt, view: FunctionView) -> Move | None:
         return None
     if _inside_try(stmt):
         return None  # an error partway leaves a partial collection; a comprehension none
-    clause = f" for {_target(node.target)} in {ast.unparse(node.iter)}"
+    clause = f" for {_target(node.target)} in {render(node.iter)}"
     if test is not None:
-        clause += f" if {ast.unparse(test)}"
+        clause += f" if {render(test)}"
     brackets = ("{", "}") if kind in ("set", "dict") else ("[", "]")
     built = snippet(f"{name} = {brackets[0]}{element}{clause}{brackets[1]}", 90)
     start = node.lineno - 1 if stmt.index > 0 else node.lineno
@@ -304,10 +305,10 @@ def _boolean_moves(view: FunctionView) -> Iterator[Move]:
         for run in _runs(boolop.values, _equality_subject(op)):
             first = run[0]
             assert isinstance(first, ast.Compare)
-            choices = ", ".join(ast.unparse(v.comparators[0]) for v in run)  # type: ignore[attr-defined]
-            merged = f"{ast.unparse(first.left)} {word} ({choices})"
+            choices = ", ".join(render(v.comparators[0]) for v in run)  # type: ignore[attr-defined]
+            merged = f"{render(first.left)} {word} ({choices})"
             joined = " or " if is_or else " and "
-            original = joined.join(ast.unparse(v) for v in run)
+            original = joined.join(render(v) for v in run)
             text = (
                 f"{code(ast.parse(original, mode='eval').body, 56)} on line {first.lineno} is "
                 f"{snippet(merged)}: {plural(len(run) - 1, 'point')} less."
@@ -322,8 +323,8 @@ def _boolean_moves(view: FunctionView) -> Iterator[Move]:
                 yield ternary
             for run in _runs(boolop.values, _isinstance_subject):
                 calls = [v for v in run if isinstance(v, ast.Call)]
-                subject = ast.unparse(calls[0].args[0])
-                types = ", ".join(ast.unparse(c.args[1]) for c in calls)
+                subject = render(calls[0].args[0])
+                types = ", ".join(render(c.args[1]) for c in calls)
                 text = (
                     f"The {len(calls)} `isinstance({subject}, …)` tests on line {calls[0].lineno} "
                     f"are one: `isinstance({subject}, ({types}))`, "
@@ -437,7 +438,7 @@ def _bool_return(stmt: Stmt) -> Move | None:
         result = negation(test)
     else:
         return None
-    shown = ast.unparse(result) if _is_boolean(result) else f"bool({ast.unparse(result)})"
+    shown = render(result) if _is_boolean(result) else f"bool({render(result)})"
     span = (node.lineno, second.end_lineno or second.lineno)
     text = (
         f"{lines(*span).capitalize()} turn a test into True or False: "
@@ -470,8 +471,8 @@ def _dict_get(stmt: Stmt) -> Move | None:
         if isinstance(first, ast.Return) and isinstance(second, ast.Return):
             if not _reads_key(first.value, key, mapping):
                 return None
-            default = ast.unparse(second.value) if second.value else "None"
-            result = f"return {ast.unparse(mapping)}.get({ast.unparse(key)}, {default})"
+            default = render(second.value) if second.value else "None"
+            result = f"return {render(mapping)}.get({render(key)}, {default})"
         elif (
             isinstance(first, ast.Assign)
             and isinstance(second, ast.Assign)
@@ -480,9 +481,9 @@ def _dict_get(stmt: Stmt) -> Move | None:
             and _same(first.targets[0], second.targets[0])
             and _reads_key(first.value, key, mapping)
         ):
-            default = ast.unparse(second.value)
+            default = render(second.value)
             target = first.targets[0].id
-            result = f"{target} = {ast.unparse(mapping)}.get({ast.unparse(key)}, {default})"
+            result = f"{target} = {render(mapping)}.get({render(key)}, {default})"
         else:
             return None
         span = (node.lineno, second.end_lineno or second.lineno)
@@ -503,7 +504,7 @@ def _ignored_exception(node: ast.stmt) -> str | None:
         isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and _const(s.value, Ellipsis))
         for s in handler.body
     ):
-        return ast.unparse(handler.type)
+        return render(handler.type)
     return None
 
 
@@ -522,7 +523,7 @@ def _same_handlers(stmt: Stmt) -> Move | None:
             *(first.type.elts if isinstance(first.type, ast.Tuple) else [first.type]),
             *(second.type.elts if isinstance(second.type, ast.Tuple) else [second.type]),
         ]
-        joined = snippet(f"except ({', '.join(ast.unparse(t) for t in types)}):", 70)
+        joined = snippet(f"except ({', '.join(render(t) for t in types)}):", 70)
         text = (
             f"The `except` clauses on lines {first.lineno} and {second.lineno} do the same: "
             f"{joined} says it once"
@@ -571,7 +572,7 @@ def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
         return None
     keyword = "elif" if stmt.is_elif else "if"
     test = ast.BoolOp(ast.And(), [node.test, inner.test])
-    merged = snippet(f"{keyword} {ast.unparse(test)}:", 76)
+    merged = snippet(f"{keyword} {render(test)}:", 76)
     text = (
         f"The `{keyword}` on line {node.lineno} holds only the `if` on line {inner.lineno}: "
         f"{merged} is one test and one level less."
@@ -792,7 +793,7 @@ def _first_match(stmt: Stmt, view: FunctionView) -> Move | None:
     action = inner.body[:-1]
     if any(isinstance(n, ast.Name) and n.id in targets for a in action for n in ast.walk(a)):
         return None  # the action uses the match itself: that is next(), not any()
-    test = f"any({ast.unparse(inner.test)} for {_target(node.target)} in {ast.unparse(node.iter)})"
+    test = f"any({render(inner.test)} for {_target(node.target)} in {render(node.iter)})"
     text = (
         f"The loop at {lines(node.lineno, node.end_lineno or node.lineno)} only looks for a "
         f"match before acting once: {snippet('if ' + test + ':', 80)} says so, a level less."
@@ -865,8 +866,7 @@ def _setdefault(stmt: Stmt) -> Move | None:
     ):
         return None
     rewrite = (
-        f"{ast.unparse(mapping)}.setdefault({ast.unparse(key)}, [])"
-        f".append({ast.unparse(present.value.args[0])})"
+        f"{render(mapping)}.setdefault({render(key)}, []).append({render(present.value.args[0])})"
     )
     text = (
         f"The `if`/`else` at {lines(*_span(stmt))} starts or extends a list: "
@@ -904,11 +904,9 @@ def _make_then_use(stmt: Stmt) -> Move | None:
     ):
         return None
     call = used.value
-    rest = ", ".join(
-        [*(ast.unparse(a) for a in call.args), *(ast.unparse(k) for k in call.keywords)]
-    )
+    rest = ", ".join([*(render(a) for a in call.args), *(render(k) for k in call.keywords)])
     rewrite = (
-        f"{ast.unparse(mapping)}.setdefault({ast.unparse(key)}, {ast.unparse(made.value)})"
+        f"{render(mapping)}.setdefault({render(key)}, {render(made.value)})"
         f".{call.func.attr}({rest})"  # type: ignore[attr-defined]
     )
     span = (node.lineno, used.end_lineno or used.lineno)

@@ -13,6 +13,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Final
 
+from gzguide.analysis.rendering import render
+
 UNCLASSIFIED: Final = "unclassified"
 
 #: An inline move is at most this long (an editor shows it beside the code).
@@ -92,7 +94,7 @@ def line_list(numbers: list[int], limit: int = 4) -> str:
 def code(node: ast.AST, limit: int = 48) -> str:
     """``node`` as source, shortened to ``limit`` characters, in backticks."""
     try:
-        text = ast.unparse(node)
+        text = render(node)
     except (ValueError, RecursionError):
         text = "…"
     return snippet(text, limit)
