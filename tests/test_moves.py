@@ -1021,3 +1021,64 @@ def test_a_statement_whose_value_is_read_after_the_block_is_work_of_its_own() ->
         return size
     """
     assert isinstance(examined(source, 7), Extraction)
+
+
+def test_a_value_set_only_before_a_raise_is_no_output() -> None:
+    source = """
+    def put(self, cmd, args=""):
+        if args == "":
+            s = cmd
+        else:
+            s = f"{cmd} {args}"
+        if "\\r" in s or "\\n" in s:
+            s = s.replace("\\n", "\\\\n")
+            s = s.replace("\\r", "\\\\r")
+            raise ValueError(f"newline in command: {s}")
+        self.send(s)
+    """
+    found = examined(source, 7)
+    assert isinstance(found, Extraction) and found.inputs == ("s",) and found.output is None
+
+
+def test_an_init_keeps_the_attributes_it_sets() -> None:
+    source = """
+    def __init__(self, stuff, test):
+        self.stuff = stuff
+        if test is not None:
+            self.test = test
+            self.name = test.__name__ if test else "anonymous"
+            self.count = 0
+            self.rest = [a for a in stuff.args if a]
+        self.done = False
+    """
+    assert examined(source, 4) == "initializes"
+
+
+def test_the_census_names_what_keeps_a_block_in() -> None:
+    source = """
+    def get_cfws(value):
+        cfws = CFWSList()
+        while value and value[0] in LEADER:
+            if value[0] in WSP:
+                token, value = get_fws(value)
+            else:
+                token, value = get_comment(value)
+            cfws.append(token)
+        return cfws, value
+    """
+    assert move(source).move.endswith("holds 3 of them and changes `cfws` in place.")
+
+
+def test_an_if_that_uses_the_value_it_tests_is_no_flag_test() -> None:
+    source = """
+    def log(self, msg, exc_info=None, extra=None):
+        record = self.make(msg)
+        if exc_info:
+            if isinstance(exc_info, BaseException):
+                exc_info = (type(exc_info), exc_info, exc_info.__traceback__)
+            elif not isinstance(exc_info, tuple):
+                exc_info = sys.exc_info()
+        self.handle(record, exc_info, extra)
+    """
+    assert examined(source, 4) == "threads"
+    assert move(source).move.endswith("would take `exc_info` in and hand it back.")

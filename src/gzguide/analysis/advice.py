@@ -42,6 +42,7 @@ from gzguide.analysis.extract import (
     FLAG,
     GUARD,
     HANDS_OVER,
+    INITIALIZES,
     INPUTS,
     LEAVES_LOOP,
     LEAVES_RETURN,
@@ -58,12 +59,21 @@ from gzguide.analysis.filefacts import FileFacts, caller_parameters, receiver_of
 from gzguide.analysis.idioms import idiom_moves
 from gzguide.analysis.measure import Measurement
 from gzguide.analysis.modules import split_move
-from gzguide.analysis.moves import CONCERNS, UNCLASSIFIED, Concern, Move, fit, line_list, lines
+from gzguide.analysis.moves import (
+    CONCERNS,
+    UNCLASSIFIED,
+    Concern,
+    Move,
+    fit,
+    line_list,
+    lines,
+    names,
+)
 from gzguide.analysis.objects import chain_move
 from gzguide.analysis.scopes import Scope
 from gzguide.analysis.signature import MIN_PARAMETERS, parameter_moves
 from gzguide.analysis.thresholds import MetricBand, Position
-from gzguide.analysis.walk import FunctionView, real_depth
+from gzguide.analysis.walk import FunctionView, Stmt, real_depth
 
 #: How each metric is named in a headline.
 METRIC_LABELS: Final[dict[str, str]] = {
@@ -320,11 +330,8 @@ _OBSTACLES: Final = {
     DECLARES: "declares `global` or `nonlocal` names",
     DEFINES: "defines a nested function",
     INPUTS: "reads more than three of its local values",
-    OUTPUTS: "gives back more than one value (set, or changed in place)",
-    THREADS: "would take a value in and hand it back changed",
-    CHANGES: "changes objects the function hands it, in place",
     RECURSES: "calls this function again",
-    FLAG: "would take a flag only to test it",
+    INITIALIZES: "sets attributes of the instance, which `__init__` is the place to show",
     HANDS_OVER: "holds the `yield` its decorator hands control through",
 }
 
@@ -368,12 +375,31 @@ def census(view: FunctionView, examiner: Examiner) -> str:
         verdict = examiner.examine((stmt,))
         where = f"The {what} at {lines(stmt.line, stmt.end_line)}"
         if isinstance(verdict, str):
-            why = f"{where} holds {stmt.points} of them and {_OBSTACLES[verdict]}"
+            why = f"{where} holds {stmt.points} of them and {_obstacle(verdict, stmt, examiner)}"
         elif stmt.points >= view.total_points:
             why = f"{where} holds all of them: as a helper it would be this function again"
         else:
             why = f"{where} holds {stmt.points} of them and is too small a step to move out"
     return f"Its {view.total_points} decision points: {shown}. {why}."
+
+
+def _obstacle(verdict: str, stmt: Stmt, examiner: Examiner) -> str:
+    """Why ``stmt`` cannot move out as it is, naming the values that keep it in."""
+    block = (stmt,)
+    if verdict == OUTPUTS:
+        return f"sets {names(examiner.outputs(block))}, which the function reads after it"
+    if verdict == THREADS:
+        taken = examiner.threaded(block)
+        return f"would take {names(taken)} in and hand {'it' if len(taken) == 1 else 'them'} back"
+    if verdict == CHANGES:
+        return f"changes {names(examiner.changed_inputs(block))} in place"
+    if verdict == FLAG:
+        node = stmt.node
+        assert isinstance(node, ast.If)
+        test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
+        assert isinstance(test, ast.Name)
+        return f"only tests `{test.id}`: its body is the step"
+    return _OBSTACLES[verdict]
 
 
 def _may_speak(scope: Scope, c: Candidate) -> bool:

@@ -242,7 +242,22 @@ def _tests_only_an_input(stmts: tuple[Stmt, ...], view: FunctionView, start: Pos
     test = node.test
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test = test.operand
-    return isinstance(test, ast.Name) and any(p < start for p in view.stores.get(test.id, ()))
+    if not isinstance(test, ast.Name) or not any(p < start for p in view.stores.get(test.id, ())):
+        return False
+    # A body that uses the value too (``if exc_info: exc_info = normalized(exc_info)``)
+    # works on it: then the name is a real input, not a flag.
+    first, last = node.body[0], node.body[-1]
+    body = ((first.lineno, first.col_offset), (last.end_lineno or 0, last.end_col_offset or 0))
+    read, written = view.names_within(*body)
+    return test.id not in read and test.id not in written
+
+
+def _raising_blocks(stmt: Stmt) -> Iterator[tuple[Pos, Pos]]:
+    """The extents of ``stmt``'s blocks that end in a ``raise``: a value set in one
+    never flows on to what follows the statement."""
+    for block in stmt.blocks:
+        if block and isinstance(block[-1].node, ast.Raise):
+            yield block[0].start, block[-1].end
 
 
 def _decorator_name(node: ast.expr) -> str:
@@ -342,6 +357,7 @@ INPUTS: Final = "inputs"
 OUTPUTS: Final = "outputs"
 THREADS: Final = "threads"
 CHANGES: Final = "changes"
+INITIALIZES: Final = "initializes"
 RECURSES: Final = "recurses"
 FLAG: Final = "flag"
 HANDS_OVER: Final = "hands_over"
@@ -416,24 +432,17 @@ class Examiner:
             return HANDS_OVER  # a context manager's or fixture's yield is its whole point
         if _tests_only_an_input(stmts, view, start):
             return FLAG
-        read, written = view.names_within(start, end)
-        inputs = sorted(
-            n
-            for n in read
-            if n != self.receiver
-            and any(p < start or p > end for p in view.stores.get(n, ()))
-            and not self._set_first(n, stmts)
-        )
+        if self._sets_instance_state(start, end):
+            return INITIALIZES
+        inputs = self.inputs(stmts)
         if len(inputs) > MAX_INPUTS:
             return INPUTS
-        outputs = [] if tail else [n for n in written if self._used_after(n, first, end)]
+        outputs = [] if tail else self.outputs(stmts)
         if len(outputs) > (0 if generator else 1):
             return OUTPUTS
-        if set(inputs) & view.mutated_within(start, end):
+        if self.changed_inputs(stmts):
             return CHANGES  # it would change its caller's objects: not a step of its own
-        if any(p < start for n in outputs for p in view.stores.get(n, ())):
-            # It had a value before the block, which may keep it (a path through the
-            # block that does not set it): that value would have to go in and come out.
+        if self.threaded(stmts):
             return THREADS
         if not self._leaves_work_behind(stmts):
             return MOST
@@ -442,6 +451,63 @@ class Examiner:
         output = outputs[0] if outputs else None
         return Extraction(
             stmts, tuple(inputs), output, tail and not generator, generator, points, conditions
+        )
+
+    def inputs(self, stmts: tuple[Stmt, ...]) -> list[str]:
+        """The local values the block reads that it does not set first itself."""
+        view = self.view
+        start, end = stmts[0].start, stmts[-1].end
+        read, _ = view.names_within(start, end)
+        return sorted(
+            n
+            for n in read
+            if n != self.receiver
+            and any(p < start or p > end for p in view.stores.get(n, ()))
+            and not self._set_first(n, stmts)
+        )
+
+    def outputs(self, stmts: tuple[Stmt, ...]) -> list[str]:
+        """The names the block sets that the function reads after it (a value set only
+        on a path that raises never reaches those reads)."""
+        start, end = stmts[0].start, stmts[-1].end
+        _, written = self.view.names_within(start, end)
+        raising = [r for s in _within(stmts) for r in _raising_blocks(s)]
+        return sorted(
+            n
+            for n in written
+            if self._used_after(n, stmts[0], end)
+            and not all(
+                any(a <= p <= b for a, b in raising)
+                for p in self.view.stores.get(n, ())
+                if start <= p <= end
+            )
+        )
+
+    def changed_inputs(self, stmts: tuple[Stmt, ...]) -> list[str]:
+        """The inputs whose objects the block changes in place."""
+        start, end = stmts[0].start, stmts[-1].end
+        return sorted(set(self.inputs(stmts)) & self.view.mutated_within(start, end))
+
+    def threaded(self, stmts: tuple[Stmt, ...]) -> list[str]:
+        """Outputs that had a value before the block, which may keep it (a path through
+        the block that does not set it): that value would have to go in and come out."""
+        start = stmts[0].start
+        return [
+            n for n in self.outputs(stmts) if any(p < start for p in self.view.stores.get(n, ()))
+        ]
+
+    def _sets_instance_state(self, start: Pos, end: Pos) -> bool:
+        """Whether the block, in ``__init__``, sets attributes of the instance: they are
+        the class's state, which ``__init__`` is the one place to show."""
+        if self.receiver is None or self.view.node.name != "__init__":
+            return False
+        return any(
+            isinstance(n, ast.Attribute)
+            and isinstance(n.ctx, ast.Store)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == self.receiver
+            and start <= (n.lineno, n.col_offset) <= end
+            for n in ast.walk(self.view.node)
         )
 
     def _set_first(self, name: str, stmts: tuple[Stmt, ...]) -> bool:
