@@ -1082,3 +1082,32 @@ def test_an_if_that_uses_the_value_it_tests_is_no_flag_test() -> None:
     """
     assert examined(source, 4) == "threads"
     assert move(source).move.endswith("would take `exc_info` in and hand it back.")
+
+
+NESTED_BOTH_WAYS = """
+def capture(on):
+    global saved
+    if on:
+        if saved is None:
+            saved = hooks.show
+            hooks.show = show
+    else:
+        if saved is not None:
+            hooks.show = saved
+            saved = None
+"""
+
+
+def test_an_elif_is_no_nesting_move_while_the_other_branch_stays_as_deep() -> None:
+    assert hints(NESTED_BOTH_WAYS, "lizard_nesting_depth") == []
+
+
+def test_an_elif_is_the_nesting_move_when_its_branch_is_the_deepest() -> None:
+    source = NESTED_BOTH_WAYS.replace(
+        "        if saved is None:\n"
+        "            saved = hooks.show\n"
+        "            hooks.show = show\n",
+        "        saved = hooks.show\n",
+    )
+    (found,) = hints(source, "lizard_nesting_depth")
+    assert found.move.startswith("The `else` of the `if` on line 4 holds only the `if` on line 7")

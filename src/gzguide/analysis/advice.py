@@ -298,7 +298,19 @@ def _size_move(found: _FunctionMoves) -> Move | None:
 
 
 def _nesting_move(found: _FunctionMoves, c: Candidate) -> Move | None:
-    moves = [m for m in found.local if m.gain(Concern.NESTING) > 0 and m.kind in _FLATTENING]
+    view = found.view
+    deepest = [s.line for s in view.statements if s.depth == view.max_depth]
+
+    def lowers_the_depth(m: Move) -> bool:
+        # A move that flattens one branch leaves the depth of a deeper one elsewhere.
+        region = m.region
+        return region is None or all(region[0] <= line <= region[1] for line in deepest)
+
+    moves = [
+        m
+        for m in found.local
+        if m.gain(Concern.NESTING) > 0 and m.kind in _FLATTENING and lowers_the_depth(m)
+    ]
     if not moves:
         return None
     return max(moves, key=lambda m: (m.priority, m.gain(Concern.NESTING)))

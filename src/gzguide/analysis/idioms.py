@@ -579,7 +579,8 @@ def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
     )
     span = (node.lineno, inner.lineno)
     archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
-    return Move("merge_ifs", archetype, text, span, {Concern.NESTING: 1}, 3)
+    region = (inner.lineno, inner.end_lineno or inner.lineno)
+    return Move("merge_ifs", archetype, text, span, {Concern.NESTING: 1}, 3, region)
 
 
 def _case_shape(node: ast.If) -> object:
@@ -776,7 +777,8 @@ def _else_if(stmt: Stmt, view: FunctionView) -> Move | None:
     )
     archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
     span = (node.lineno, inner.lineno)
-    return Move("else_if", archetype, text, span, {Concern.NESTING: 1}, 3)
+    region = (inner.lineno, inner.end_lineno or inner.lineno)
+    return Move("else_if", archetype, text, span, {Concern.NESTING: 1}, 3, region)
 
 
 def _first_match(stmt: Stmt, view: FunctionView) -> Move | None:

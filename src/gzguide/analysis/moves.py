@@ -65,6 +65,9 @@ class Move:
     gains: dict[Concern, int] = field(default_factory=dict)
     #: Ranking among moves of equal gain: higher first.
     priority: int = 0
+    #: The lines whose nesting the move lowers, where that is not all of ``span``'s
+    #: statement (an ``elif`` flattens its own branch only); None: the whole statement.
+    region: tuple[int, int] | None = None
 
     def gain(self, concern: Concern) -> int:
         return self.gains.get(concern, 0)
