@@ -638,6 +638,36 @@ def test_a_class_of_two_working_groups_splits() -> None:
     assert "`receive` and `pick` (lines 7-11) use `stock`" in f.move
 
 
+def test_a_method_that_aliases_its_receiver_leaves_the_split_unproven() -> None:
+    # ``node = self`` walks up a chain of parents: the handlers it reads are the
+    # same attribute the other group uses, out of sight of the groups.
+    source = """
+    class Depot:
+        def __init__(self):
+            self.stock = {}
+            self.rota = []
+
+        def receive(self, sku):
+            self.stock[sku] = 1
+
+        def pick(self, sku):
+            del self.stock[sku]
+
+        def assign(self, van):
+            self.rota.append(van)
+
+        def vans(self):
+            return list(self.rota)
+
+        def all_stock(self):
+            node = self
+            while node:
+                yield from node.stock
+                node = node.parent
+    """
+    assert hints(source, "cohesion_lcom4") == []
+
+
 def test_factories_statics_and_dunders_do_not_split_a_class() -> None:
     source = """
     class Money:

@@ -145,7 +145,27 @@ def is_large(cls: ast.ClassDef) -> str | None:
     return None
 
 
+def _aliases_the_receiver(cls: ast.ClassDef) -> bool:
+    """Whether a method binds its receiver to another name (``c = self``, to walk a
+    chain of parents): what it reaches through that name is invisible to the groups."""
+    for method in _methods_of(cls.body):
+        args = method.args.posonlyargs + method.args.args
+        if not args:
+            continue
+        receiver = args[0].arg
+        for node in ast.walk(method):
+            if (
+                isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == receiver
+            ):
+                return True
+    return False
+
+
 def cohesion_move(cls: ast.ClassDef, graph: ClassCohesion) -> Move | None:
+    if _aliases_the_receiver(cls):
+        return None
     groups = [g for g in _groups(cls, graph) if len(g.methods) >= MIN_GROUP_METHODS]
     own: list[_Group] = []
     for group in groups:
