@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pytest
 from radon.visitors import ComplexityVisitor
 
 import tables
@@ -1141,3 +1142,63 @@ def test_an_elif_is_the_nesting_move_when_its_branch_is_the_deepest() -> None:
     )
     (found,) = hints(source, "lizard_nesting_depth")
     assert found.move.startswith("The `else` of the `if` on line 4 holds only the `if` on line 7")
+
+
+# -- loop else -----------------------------------------------------------------------------
+
+
+def test_a_loop_else_with_no_break_always_runs() -> None:
+    source = """
+    def spec(value):
+        out = Spec()
+        for token in value:
+            if token.kind == "a":
+                out.append(token)
+            elif token.kind == "b":
+                out.extend(token)
+        else:
+            out.done()
+        return out
+    """
+    f = move(source)
+    assert f.move == (
+        "The `for` loop on line 4 has no `break`, so its `else` (line 9) always runs: "
+        "drop the `else:` and unindent its body, 1 point less."
+    )
+    # The claim is exact: unindented, the function has one point less.
+    flat = textwrap.dedent(source).replace("    else:\n        out.done()", "    out.done()")
+    assert radon(flat) == radon(source) - 1
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for x in xs:\n        if x:\n            break",
+        "while xs:\n        try:\n            xs.pop()\n"
+        "        except IndexError:\n            break",
+        "for x in xs:\n        for y in x:\n            pass\n        else:\n            break",
+    ],
+)
+def test_a_loop_else_that_a_break_can_skip_is_left_alone(loop: str) -> None:
+    source = f"""
+def f(xs):
+    {loop}
+    else:
+        g(xs)
+    return xs
+"""
+    assert "loop on line 3 has no `break`" not in moves(source)
+
+
+def test_a_break_of_a_nested_loop_does_not_skip_the_outer_else() -> None:
+    source = """
+    def f(xs):
+        for x in xs:
+            for y in x:
+                if y:
+                    break
+        else:
+            g(xs)
+        return xs
+    """
+    assert "The `for` loop on line 3 has no `break`" in moves(source)

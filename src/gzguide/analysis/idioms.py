@@ -920,11 +920,60 @@ def _make_then_use(stmt: Stmt) -> Move | None:
     return Move("setdefault", UNCLASSIFIED, text, span, gains, 4)
 
 
+def _breaks(statements: list[ast.stmt]) -> bool:
+    """Whether a ``break`` in ``statements`` ends the loop they are the body of (a
+    nested loop's own body breaks that loop; its ``else`` breaks this one)."""
+    pending = list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Break):
+            return True
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            pending.extend(node.orelse)
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            pending.extend(getattr(node, field, ()))
+        for part in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+            pending.extend(part.body)
+    return False
+
+
+def _loop_else_without_break(stmt: Stmt, view: FunctionView) -> Move | None:
+    """A loop ``else`` with no ``break`` to skip it: it always runs."""
+    node = stmt.node
+    if not isinstance(node, ast.For | ast.AsyncFor | ast.While) or not node.orelse:
+        return None
+    if _breaks(node.body):
+        return None
+    body_end = node.body[-1].end_lineno or node.body[-1].lineno
+    else_line = next(
+        (
+            p.line
+            for p in view.points
+            if p.kind == "loop_else" and body_end <= p.line <= node.orelse[0].lineno
+        ),
+        node.orelse[0].lineno,
+    )
+    loop = "`for`" if isinstance(node, ast.For | ast.AsyncFor) else "`while`"
+    text = (
+        f"The {loop} loop on line {node.lineno} has no `break`, so its `else` (line "
+        f"{else_line}) always runs: drop the `else:` and unindent its body, 1 point less."
+    )
+    gains = {Concern.COMPLEXITY: 1, Concern.SIZE: 1}
+    return Move("loop_else", UNCLASSIFIED, text, (node.lineno, else_line), gains, 3)
+
+
 def idiom_moves(view: FunctionView) -> list[Move]:
     """Every idiom of this list that matches somewhere in the function."""
     found: list[Move] = []
     for stmt in view.statements:
         node = stmt.node
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            useless_else = _loop_else_without_break(stmt, view)
+            if useless_else is not None:
+                found.append(useless_else)
         if isinstance(node, ast.For):
             for move in (_search(stmt), _comprehension(stmt, view), _first_match(stmt, view)):
                 if move is not None:
