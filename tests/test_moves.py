@@ -194,6 +194,19 @@ def test_try_except_pass_is_suppress() -> None:
     assert radon(source) - ComplexityVisitor.from_code(after).functions[0].complexity == 1
 
 
+def test_suppress_takes_the_types_of_a_tuple_as_its_arguments() -> None:
+    source = """
+    def show(message, out=None):
+        if message:
+            out = out or sys.stderr
+            try:
+                out.write(message)
+            except (AttributeError, OSError):
+                pass
+    """
+    assert "`with contextlib.suppress(AttributeError, OSError):`" in move(source).move
+
+
 def test_an_except_that_does_something_is_not_suppress() -> None:
     source = """
     def drop(cache, key, log):

@@ -23,7 +23,7 @@ from gzguide.analysis.cohesion import (
     _methods_of,
     _references,
 )
-from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, lines, names
+from gzguide.analysis.moves import MAX_MOVE_CHARS, UNCLASSIFIED, Concern, Move, lines, names
 
 MIN_GROUP_METHODS: Final = 2
 #: What makes a class large (any one of them).
@@ -174,14 +174,19 @@ def cohesion_move(cls: ast.ClassDef, graph: ClassCohesion) -> Move | None:
             own.append(group)
     if len(own) < 2:
         return None
-    parts = [
-        f"{names(g.methods, 3)} ({lines(g.first_line, g.last_line)}) use {names(g.attributes, 2)}"
-        for g in own[:2]
-    ]
-    text = (
-        f"{parts[0]}; {parts[1]}: nothing else links them. Move one group, with the "
-        "attributes only it uses, into a class of its own."
-    )
+    # Fewer names of each group until the move fits inline whole.
+    for shown_methods, shown_attributes in ((3, 2), (2, 2), (2, 1), (1, 1)):
+        parts = [
+            f"{names(g.methods, shown_methods)} ({lines(g.first_line, g.last_line)}) "
+            f"use {names(g.attributes, shown_attributes)}"
+            for g in own[:2]
+        ]
+        text = (
+            f"{parts[0]}; {parts[1]}: nothing else links them. Move one group, with the "
+            "attributes only it uses, into a class of its own."
+        )
+        if len(text) <= MAX_MOVE_CHARS:
+            break
     large = is_large(cls)
     archetype = "large_class" if large else UNCLASSIFIED
     span = (cls.lineno, cls.end_lineno or cls.lineno)

@@ -504,7 +504,8 @@ def _ignored_exception(node: ast.stmt) -> str | None:
         isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and _const(s.value, Ellipsis))
         for s in handler.body
     ):
-        return render(handler.type)
+        types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        return ", ".join(render(t) for t in types)
     return None
 
 
@@ -546,7 +547,7 @@ def suppress_moves(view: FunctionView) -> Iterator[Move]:
     at = ", ".join(str(s.line) for s, _ in found[:4])
     if len(found) == 1:
         text = (
-            f"The `try` at {lines(*_span(first))} only ignores {snippet(exception, 40)}: "
+            f"The `try` at {lines(*_span(first))} only ignores {snippet(exception, 48)}: "
             f"{snippet(f'with contextlib.suppress({exception}):', 60)} says so, 1 point less."
         )
     else:
