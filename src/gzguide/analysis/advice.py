@@ -36,6 +36,7 @@ from typing import Final
 from gzguide.analysis.classes import cohesion_move
 from gzguide.analysis.dispatch import dispatch_moves
 from gzguide.analysis.extract import (
+    BARE,
     CHANGES,
     DECLARES,
     DEFINES,
@@ -335,6 +336,7 @@ _KIND_WORDS: Final = {
 _OBSTACLES: Final = {
     SHORT: "is too short to be worth a helper",
     MOST: "is most of the function",
+    BARE: "is the function's work: only guards, set-up and a return would stay behind",
     GUARD: "is an early exit (an `if` that only leaves)",
     LEAVES_RETURN: "returns from the function",
     LEAVES_YIELD: "yields and sets values used after it",
@@ -372,7 +374,8 @@ def census(view: FunctionView, examiner: Examiner) -> str:
         one, many = _KIND_WORDS[kind]
         word = one if total[kind] == 1 else f"{total[kind]} {many}"
         parts.append(f"{word} ({'line' if len(set(at)) == 1 else 'lines'} {line_list(at, 3)})")
-    shown = ", ".join(parts[:3]) + (", and more" if len(parts) > 3 else "")
+    more = len(parts) - 4
+    shown = ", ".join(parts[:4]) + (f", and {more} more kind{'s' * (more > 1)}" if more > 0 else "")
     heavy = [s for s in view.statements if s.blocks and not s.is_elif and s.points >= 2]
     if not heavy:
         on = {p.line for p in view.points}
@@ -402,7 +405,7 @@ def _obstacle(verdict: str, stmt: Stmt, examiner: Examiner) -> str:
         return f"sets {names(examiner.outputs(block))}, which the function reads after it"
     if verdict == THREADS:
         taken = examiner.threaded(block)
-        return f"would take {names(taken)} in and hand {'it' if len(taken) == 1 else 'them'} back"
+        return f"reassigns {names(taken)}, which the function set before it and reads after it"
     if verdict == CHANGES:
         return f"changes {names(examiner.changed_inputs(block))} in place"
     if verdict == FLAG:
@@ -410,7 +413,7 @@ def _obstacle(verdict: str, stmt: Stmt, examiner: Examiner) -> str:
         assert isinstance(node, ast.If)
         test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
         assert isinstance(test, ast.Name)
-        return f"only tests `{test.id}`: its body is the step"
+        return f"only tests `{test.id}`: a helper would take it just to test it"
     return _OBSTACLES[verdict]
 
 
@@ -513,7 +516,9 @@ class Advisor:
     def cls(self, scope: Scope, candidate: Candidate) -> Advice | None:
         assert isinstance(scope.node, ast.ClassDef)
         graph = self.facts.classes.get(scope.key)
-        move = cohesion_move(scope.node, graph) if graph is not None else None
+        if graph is None:
+            return None
+        move = cohesion_move(scope.node, graph, self.facts.attributes_read_outside)
         return _advice(candidate, move) if move is not None else None
 
     def module(self, candidates: list[Candidate]) -> dict[str, Advice]:

@@ -163,7 +163,13 @@ def _aliases_the_receiver(cls: ast.ClassDef) -> bool:
     return False
 
 
-def cohesion_move(cls: ast.ClassDef, graph: ClassCohesion) -> Move | None:
+def cohesion_move(
+    cls: ast.ClassDef, graph: ClassCohesion, read_outside: frozenset[str] = frozenset()
+) -> Move | None:
+    """Extract Class, where the working methods fall into groups that share nothing
+    and no public attribute of theirs is read from outside the class (``read_outside``:
+    attribute names the file reads on other objects); a split would change that
+    interface, which callers use as one object."""
     if _aliases_the_receiver(cls):
         return None
     groups = [g for g in _groups(cls, graph) if len(g.methods) >= MIN_GROUP_METHODS]
@@ -173,6 +179,9 @@ def cohesion_move(cls: ast.ClassDef, graph: ClassCohesion) -> Move | None:
         if set(group.attributes) - others:
             own.append(group)
     if len(own) < 2:
+        return None
+    public = {a for g in own for a in g.attributes if not a.startswith("_")}
+    if public & read_outside:
         return None
     # Fewer names of each group until the move fits inline whole.
     for shown_methods, shown_attributes in ((3, 2), (2, 2), (2, 1), (1, 1)):

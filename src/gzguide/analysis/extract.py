@@ -252,6 +252,12 @@ def _tests_only_an_input(stmts: tuple[Stmt, ...], view: FunctionView, start: Pos
     return test.id not in read and test.id not in written
 
 
+def _container_end(stmt: Stmt) -> Pos:
+    """Where the statement list ``stmt`` sits in ends."""
+    last = stmt.container[-1] if stmt.container else stmt.node
+    return (last.end_lineno or last.lineno, last.end_col_offset or 0)
+
+
 def _raising_blocks(stmt: Stmt) -> Iterator[tuple[Pos, Pos]]:
     """The extents of ``stmt``'s blocks that end in a ``raise``: a value set in one
     never flows on to what follows the statement."""
@@ -346,6 +352,8 @@ def _is_guard(stmts: tuple[Stmt, ...]) -> bool:
 #: Why a block cannot move out as it is.
 SHORT: Final = "short"
 MOST: Final = "most"
+#: Without the block, the function would keep only guards, set-up and a return.
+BARE: Final = "bare"
 GUARD: Final = "guard"
 SIMPLE: Final = "simple"
 DEFINES: Final = "defines"
@@ -445,7 +453,7 @@ class Examiner:
         if self.threaded(stmts):
             return THREADS
         if not self._leaves_work_behind(stmts):
-            return MOST
+            return BARE
         points = sum(s.points for s in stmts)
         conditions = sum(s.conditions for s in stmts)
         output = outputs[0] if outputs else None
@@ -524,15 +532,16 @@ class Examiner:
         # and be done before the first read (``x = x + 1`` reads first).
         if any(not s.blocks and s.start <= first <= s.end < read for s in stmts):
             return True
-        # A plain statement deeper in the block that every read follows, in its body.
-        setter = next(
-            (s for s in _within(stmts) if not s.blocks and s.start <= first <= s.end), None
-        )
-        if setter is not None and setter.container:
-            last = setter.container[-1]
-            body_end = (last.end_lineno or last.lineno, last.end_col_offset or 0)
-            if all(setter.end < p <= body_end for p in loads):
-                return True
+        # Or each read follows a plain statement of the block that sets it, earlier in
+        # the same statement list or in one around the read (each branch of an
+        # ``if``/``else`` that sets it first, say).
+        setters = [
+            (s.end, _container_end(s))
+            for s in _within(stmts)
+            if not s.blocks and any(s.start <= p <= s.end for p in stores)
+        ]
+        if all(any(after < p <= until for after, until in setters) for p in loads):
+            return True
         # Or every read is inside the body of a construct of the block that binds the
         # name first: a loop's target, an ``except ... as``, a ``with ... as``.
         key = (id(stmts[0]), id(stmts[-1]))
@@ -545,7 +554,10 @@ class Examiner:
     def _recurses(self, start: tuple[int, int], end: tuple[int, int]) -> bool:
         """Whether the block calls the function it is in (a helper would recurse back)."""
         name = self.view.node.name
-        if self.view.loads_between(name, start, end):
+        # A parameter or local of the function's own name hides it (``def
+        # properties(validator, properties, ...)``): reading that is no call.
+        hidden = name in self.view.params or name in self.view.stores
+        if not hidden and self.view.loads_between(name, start, end):
             return True
         return self.receiver is not None and any(
             start <= p <= end for p in self.view.method_calls.get(f"{self.receiver}.{name}", ())

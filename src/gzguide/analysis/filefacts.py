@@ -53,6 +53,17 @@ class FileFacts:
         """The file's compound statements, for finding copies of a block."""
         return Twins(self.tree)
 
+    @cached_property
+    def attributes_read_outside(self) -> frozenset[str]:
+        """Attribute names the file reads on some object other than ``self``/``cls``
+        (``req.headers``): the public face of its classes' state."""
+        return frozenset(
+            n.attr
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.Attribute)
+            and not (isinstance(n.value, ast.Name) and n.value.id in ("self", "cls"))
+        )
+
     def function_at(self, line: int) -> Scope | None:
         """The innermost function whose lines hold ``line``."""
         holding = [s for s in self.functions if s.start_line <= line <= s.end_line]

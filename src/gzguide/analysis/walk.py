@@ -399,10 +399,19 @@ class _Walker:
                     self.expression(item.optional_vars)
             stmt.blocks.append(self.block(node.body, stmt, depth))
         elif isinstance(node, ast.Match):
-            wildcard = any(
-                isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None for c in node.cases
+            # radon counts every case but one catch-all (``case _``, ``case name``);
+            # each point sits on its case's line.
+            catch_all = next(
+                (
+                    c
+                    for c in node.cases
+                    if isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None
+                ),
+                None,
             )
-            self._point(node.lineno, "case", len(node.cases) - wildcard, 0)
+            for case in node.cases:
+                if case is not catch_all:
+                    self._point(case.pattern.lineno, "case", 1, 0)
             self.expression(node.subject)
             for case in node.cases:
                 self._pattern_names(case.pattern)
