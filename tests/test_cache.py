@@ -574,3 +574,21 @@ def test_the_in_process_backend_analyzes_a_texts_bytes_not_the_file(tmp_path: Pa
     outcomes: list[Outcome] = []
     InProcessBackend().submit(Job(str(path), TABLE, text=text_of(b"x = 1\n")), outcomes.append)
     assert [o.report.findings for o in outcomes] == [[]]
+
+
+def test_only_the_buffers_sent_last_keep_their_text_parsed(tmp_path: Path) -> None:
+    analyst = Analyst(lambda *a, **k: None)
+    paths = [str(tmp_path / f"m{i}.py") for i in range(analyst_module.MAX_TEXT_ENTRIES + 3)]
+    for i, path in enumerate(paths):
+        analyst.analyze_text(path, text_of(BRANCHY.encode() + b"# %d\n" % i), TABLE)
+    assert len(analyst.cache) == analyst_module.MAX_TEXT_ENTRIES
+    last = paths[-1]
+    assert (
+        analyst.analyze_text(
+            last, text_of(BRANCHY.encode() + b"# %d\n" % (len(paths) - 1)), TABLE
+        ).cache
+        == "hit"
+    )
+    assert (
+        analyst.analyze_text(paths[0], text_of(BRANCHY.encode() + b"# 0\n"), TABLE).cache == "miss"
+    )
