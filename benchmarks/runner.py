@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import scenarios
+from benchmarks import buffers, scenarios
 from benchmarks.harness import Bench, BenchmarkError, Progress, Row
 from benchmarks.plan import Plan
 from benchmarks.report import write_all
@@ -28,8 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run(plan: Plan, progress: Progress) -> tuple[list[Row], dict[str, Any], dict[str, Any]]:
-    """Every scenario's rows, the memory report, and how the run was set up."""
+def run(
+    plan: Plan, progress: Progress
+) -> tuple[list[Row], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Every scenario's rows, the two memory reports, and how the run was set up."""
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="gzguide-bench-") as tmp:
         bench = Bench(plan, Path(tmp), progress)
@@ -50,16 +52,20 @@ def run(plan: Plan, progress: Progress) -> tuple[list[Row], dict[str, Any], dict
                 ("directory", scenarios.directory),
                 ("editing session", scenarios.editing),
                 ("engine floor", scenarios.engine_floor),
+                ("buffers sent as text", buffers.buffers),
             ):
                 progress.say(f"{name} ...")
                 rows += scenario(bench)
             bench.stop_shared()
+            progress.say("4 MiB buffer ...")
+            text_rows, text_memory = buffers.big_text_memory(bench)
+            rows += text_rows
             progress.say("memory ...")
             memory_rows, memory = scenarios.memory(bench)
             rows += memory_rows
         finally:
             bench.close()
-    return rows, memory, setup
+    return rows, memory, text_memory, setup
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,11 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress.say(f"gzguide benchmarks ({'quick' if plan.quick else 'full'} run) -> {args.out}/")
     started = time.monotonic()
     try:
-        rows, memory, setup = run(plan, progress)
+        rows, memory, text_memory, setup = run(plan, progress)
     except BenchmarkError as exc:
         print(f"benchmark failed: {exc}", file=sys.stderr)
         return 1
-    table, wall = write_all(Path(args.out), rows, memory, setup, plan, started)
+    table, wall = write_all(Path(args.out), rows, memory, setup, plan, started, text_memory)
     progress.say(f"done in {wall:.1f} s; results in {args.out}/")
     sys.stdout.write(table)
     return 0
