@@ -34,7 +34,7 @@ def main() -> int:
 
     from gzguide.analysis.model import FileReport
     from gzguide.freshness import CacheState
-    from gzguide.workers.ipc import Job, Ready, Result, job_reader, pack
+    from gzguide.workers.ipc import Ready, Result, job_reader, pack
 
     def send(data: bytes) -> None:
         os.write(args.results_fd, data)
@@ -43,8 +43,7 @@ def main() -> int:
     reader = job_reader()
     while chunk := os.read(args.jobs_fd, 65536):
         reader.feed(chunk)
-        for job in reader.messages():
-            assert isinstance(job, Job)
+        for job, _text in reader.jobs():
             name = os.path.basename(job.path)
             if name == "exit":
                 os._exit(3)

@@ -21,6 +21,7 @@ from fuzz_model import (
     PARSE_ERROR,
     Expected,
     ModelRun,
+    Session,
     describe_stream,
     mismatches,
     run_model,
@@ -46,11 +47,14 @@ class ExampleFailed(AssertionError):
 class FuzzDriver:
     """One long-lived server, fed stream after stream; restarted after any failure."""
 
-    def __init__(self, cwd: Path, reference: ReferenceServer) -> None:
+    def __init__(self, cwd: Path, reference: ReferenceServer, version: str = "1.0") -> None:
         self.cwd = cwd
         self.reference = reference
+        #: The protocol version this driver's sessions are initialized at.
+        self.version = version
         self.server: ServerProcess | None = None
-        self.initialized = False
+        #: The state the model says the session is in.
+        self.session: Session = None
         self.examples = 0
         self.restarts = 0
         #: Tracebacks and error-level log lines seen on the stderr of servers retired so far.
@@ -61,7 +65,7 @@ class FuzzDriver:
             if self.server is not None:
                 self.server.kill()
             self.server = ServerProcess(cwd=self.cwd)
-            self.initialized = False
+            self.session = None
             self.restarts += 1
         return self.server
 
@@ -76,21 +80,22 @@ class FuzzDriver:
             if "Traceback" in line or '"level":"error"' in line:
                 self.log_problems.append(f"pid {server.pid}: {line[:300]}")
 
-    def begin(self, fresh: bool) -> bool:
-        """Start an example in the drawn state: a new session, or an initialized one.
+    def begin(self, fresh: bool) -> Session:
+        """Start an example in the drawn state: a new session, or one at this driver's version.
 
         The state is drawn, never read from the server, so that hypothesis sees the
-        same generation when it replays an example. Returns whether the session is
-        initialized.
+        same generation when it replays an example. Returns the session's state.
         """
         if fresh:
             self.restart()
-            return False
+            return None
+        if self.session not in (None, self.version):
+            self.restart()  # a new session's stream left it at the other version
         server = self._ensure()
-        if not self.initialized:
-            server.initialize(id="driver-initialize")
-            self.initialized = True
-        return True
+        if self.session is None:
+            server.initialize(self.version, id="driver-initialize")
+            self.session = self.version
+        return self.session
 
     def close(self) -> None:
         if self.server is not None:
@@ -106,7 +111,7 @@ class FuzzDriver:
         more input comes.
         """
         server = self._ensure()
-        assert fuzz.initialized_before == self.initialized
+        assert fuzz.session_before == self.session
         sync_id = f"sync-{os.getpid()}-{next(_sync_ids)}"
         expected = [*run.expected, Expected(sync_id, METHOD_NOT_FOUND, "the sync request")]
         got: list[Response] = []
@@ -132,17 +137,17 @@ class FuzzDriver:
             stderr = server.stderr()[-1500:]
             self.close()
             raise ExampleFailed(
-                failure_report(fuzz.initialized_before, fuzz.stream, problems, expected, stderr)
+                failure_report(fuzz.session_before, fuzz.stream, problems, expected, stderr)
             )
-        self.initialized = run.initialized
+        self.session = run.session
 
 
 def failure_report(
-    initialized: bool, stream: bytes, problems: list[str], expected: list[Expected], stderr: str
+    session: Session, stream: bytes, problems: list[str], expected: list[Expected], stderr: str
 ) -> str:
     owed = "\n".join(f"  {e.describe()}" for e in expected[:60])
     return (
-        f"server answers differ from the model (session initialized before: {initialized}):\n"
+        f"server answers differ from the model (session before: {session}):\n"
         + "\n".join(problems[:20])
         + f"\nowed:\n{owed}\n{describe_stream(stream)}\nserver stderr tail: {stderr}"
     )
@@ -152,27 +157,27 @@ def check_on_fresh_server(
     cwd: Path,
     reference: ReferenceServer,
     stream: bytes,
-    initialized: bool = False,
+    session: Session = None,
     finale: Finale | None = None,
 ) -> None:
     """Replay one stream on a fresh server (the body of a regression test).
 
-    ``initialized``: a valid initialize is sent first. ``finale`` None: the stream
-    is realigned and followed by a sync request; else the stream is sent as given
-    and must end the session that way (EOF: stdin is closed after it).
+    ``session``: a valid initialize at that version is sent first. ``finale`` None:
+    the stream is realigned and followed by a sync request; else the stream is sent
+    as given and must end the session that way (EOF: stdin is closed after it).
     """
-    prelude = frame({"id": "pre", "method": "initialize", "params": {"clientVersion": "1.0"}})
-    whole = (prelude if initialized else b"") + stream
+    init = {"id": "pre", "method": "initialize", "params": {"clientVersion": session}}
+    whole = (frame(init) if session else b"") + stream
     with ServerProcess(cwd=cwd) as server:
         if finale is None:
-            prepared = prepare(FuzzStream(False, whole))
+            prepared = prepare(FuzzStream(None, whole))
             assert prepared is not None, "the model cannot judge this stream"
             driver = FuzzDriver(cwd, reference)
             driver.server = server
             driver.check(*prepared)
             return
-        status = run_model(whole, False).exit_status or 0
-        check_ending(server, reference, EndingPlan(FuzzStream(False, whole), finale, status))
+        status = run_model(whole, None).exit_status or 0
+        check_ending(server, reference, EndingPlan(FuzzStream(None, whole), finale, status))
 
 
 def check_ending(server: ServerProcess, reference: ReferenceServer, plan: EndingPlan) -> None:
@@ -187,7 +192,7 @@ def check_ending(server: ServerProcess, reference: ReferenceServer, plan: Ending
     if plan.finale is Finale.OUTPUT_CLOSED:
         check_output_closed(server, plan)
         return
-    run = run_model(fuzz.stream, False)
+    run = run_model(fuzz.stream, None)
     problems: list[str] = []
     try:
         try:
@@ -206,7 +211,7 @@ def check_ending(server: ServerProcess, reference: ReferenceServer, plan: Ending
         problems = [f"the server failed: {exc}"]
     if problems:
         raise ExampleFailed(
-            failure_report(False, fuzz.stream, problems, run.expected, server.stderr()[-1500:])
+            failure_report(None, fuzz.stream, problems, run.expected, server.stderr()[-1500:])
             + f"\nfinale: {plan.finale.value}, status wanted {plan.status}"
         )
 

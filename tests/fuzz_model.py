@@ -1,9 +1,10 @@
 """The fuzz run's reference model: what the server owes for a byte stream, from the contract alone.
 
-Given a whole input byte stream and whether the session starts initialized,
-:func:`run_model` says which responses the server owes, in order: one ``-32700``
-with a null id per framing error, and for every complete body the answer class
-(code and id, or a result). It is written from the contract's Transport and
+Given a whole input byte stream and the state the session starts in (not
+initialized, or running at a protocol version: :data:`Session`), :func:`run_model`
+says which responses the server owes, in order: one ``-32700`` with a null id per
+framing error, and for every complete body the answer class (code and id, or a
+result). It is written from the contract's Transport and
 Lifecycle tables alone and imports nothing from ``gzguide``: the JSON oracle is
 Python's ``json`` module, kept to the region where it is trustworthy (see
 *Assumptions*). It also says how the stream ends (aligned, inside a header line,
@@ -22,7 +23,9 @@ judge, or a decision the project's README states):
 * A string holding a lone surrogate escape (``"\\ud800"``) is a parse error: the
   README lists it among the ``-32700`` cases (it cannot be represented in UTF-8).
 * Unknown top-level fields of a request (``"jsonrpc": "2.0"``) are ignored, as
-  unknown ``params`` fields and unknown headers are.
+  unknown ``params`` fields and unknown headers are; ``text`` is one of those in
+  a session at 1.0 (the contract's Protocol 1.1 section), and must be a string in
+  a session at 1.1.
 * A header name is compared case-insensitively and exactly; a name that equals
   ``Content-Length`` only once blanks around it are stripped is outside the
   contract, so such streams are rejected (never generated on purpose).
@@ -65,11 +68,19 @@ INVALID_PARAMS = -32602
 VERSION_MISMATCH = -32099
 
 SERVER_MAJOR = "1"
-INITIALIZE_RESULT = {"version": "1.0", "capabilities": ["analyze"]}
+#: What initialize answers, by the version the session then runs at.
+INITIALIZE_RESULTS = {
+    "1.0": {"version": "1.0", "capabilities": ["analyze"]},
+    "1.1": {"version": "1.1", "capabilities": ["analyze", "analyze.text"]},
+}
 BLANKS = b" \t"
 DIGITS = frozenset(b"0123456789")
 #: ``clientVersion`` must start with ASCII ``digits.digits``.
-VERSION_PREFIX = re.compile(r"([0-9]+)\.[0-9]+")
+VERSION_PREFIX = re.compile(r"([0-9]+)\.([0-9]+)")
+
+#: A session's state: None before a successful initialize, else the protocol version
+#: it runs at (``"1.0"`` for a client of minor 0, ``"1.1"`` for minor 1 and up).
+Session = str | None
 
 #: Stands for a field left out of a request.
 ABSENT: Any = object()
@@ -99,14 +110,15 @@ class Ending(enum.Enum):
 class Expected:
     """One response the server owes.
 
-    ``code`` is None for a result; then ``result`` says which: ``"initialize"`` or
-    ``("analyze", file_path, cursor)``.
+    ``code`` is None for a result; then ``result`` says which: ``"1.0"`` or ``"1.1"``
+    (an initialize answered with that version), ``"shutdown"``, or ``("analyze",
+    file_path, cursor, text)`` (text None: the file on disk).
     """
 
     id: int | str | None
     code: int | None
     why: str
-    result: str | tuple[str, str, int | None] | None = None
+    result: str | tuple[str, str, int | None, str | None] | None = None
     #: For a -32601 to analyze before initialize: the message must say so.
     not_initialized: bool = False
     #: For a -32099: the major version the message must name.
@@ -122,7 +134,7 @@ class ModelRun:
     """What the model predicts for a whole stream."""
 
     expected: list[Expected]
-    initialized: bool
+    session: Session
     ending: Ending
     #: BODY/DISCARD: bytes still missing; PARTIAL_LINE: bytes of the partial line.
     missing: int = 0
@@ -144,11 +156,11 @@ class Verdict:
     """The model's answer to one complete body."""
 
     answer: Expected | None
-    initialized: bool
+    session: Session
     exit_status: int | None = None
 
 
-def run_model(stream: bytes, initialized: bool) -> ModelRun:
+def run_model(stream: bytes, session: Session) -> ModelRun:
     """The responses owed for ``stream``, read from its first byte to its last."""
     expected: list[Expected] = []
     unspecified: list[str] = []
@@ -164,7 +176,7 @@ def run_model(stream: bytes, initialized: bool) -> ModelRun:
             newline = stream.find(b"\n", pos)
             if newline < 0:
                 partial = stream[pos:]
-                run = ModelRun(expected, initialized, Ending.ALIGNED, unspecified=unspecified)
+                run = ModelRun(expected, session, Ending.ALIGNED, unspecified=unspecified)
                 if partial:
                     run.ending, run.missing = Ending.PARTIAL_LINE, len(partial)
                     known = len(partial) - (1 if partial.endswith(b"\r") else 0)
@@ -202,7 +214,7 @@ def run_model(stream: bytes, initialized: bool) -> ModelRun:
             if available < length:
                 return ModelRun(
                     expected,
-                    initialized,
+                    session,
                     Ending.DISCARD,
                     length - available,
                     unspecified=unspecified,
@@ -210,20 +222,20 @@ def run_model(stream: bytes, initialized: bool) -> ModelRun:
             continue
         if size - pos < length:
             return ModelRun(
-                expected, initialized, Ending.BODY, length - (size - pos), unspecified=unspecified
+                expected, session, Ending.BODY, length - (size - pos), unspecified=unspecified
             )
         body = stream[pos : pos + length]
         pos += length
         try:
-            verdict = classify_body(body, initialized)
+            verdict = classify_body(body, session)
         except _Unspecified as exc:
             unspecified.append(str(exc))
-            return ModelRun(expected, initialized, Ending.ALIGNED, unspecified=unspecified)
-        initialized = verdict.initialized
+            return ModelRun(expected, session, Ending.ALIGNED, unspecified=unspecified)
+        session = verdict.session
         if verdict.answer is not None:
             expected.append(verdict.answer)
         if verdict.exit_status is not None:
-            run = ModelRun(expected, initialized, Ending.SESSION_END, unspecified=unspecified)
+            run = ModelRun(expected, session, Ending.SESSION_END, unspecified=unspecified)
             run.exit_status = verdict.exit_status
             return run
 
@@ -352,41 +364,39 @@ def is_id(value: Any) -> bool:
 
 
 @functools.lru_cache(maxsize=512)
-def classify_body(body: bytes, initialized: bool) -> Verdict:
+def classify_body(body: bytes, session: Session) -> Verdict:
     """The answer the contract assigns to one complete body in this session state."""
     try:
         request = parse_json(body)
     except _BadJSON as exc:
-        return Verdict(Expected(None, PARSE_ERROR, str(exc)), initialized)
+        return Verdict(Expected(None, PARSE_ERROR, str(exc)), session)
     if not isinstance(request, dict):
-        return Verdict(
-            Expected(None, INVALID_REQUEST, f"{type(request).__name__} body"), initialized
-        )
+        return Verdict(Expected(None, INVALID_REQUEST, f"{type(request).__name__} body"), session)
     if "id" not in request or not is_id(request["id"]):
         why = "no id" if "id" not in request else f"id {request['id']!r}"
-        return Verdict(Expected(None, INVALID_REQUEST, why), initialized)
+        return Verdict(Expected(None, INVALID_REQUEST, why), session)
     request_id = request["id"]
     method = request.get("method")
     if type(method) is not str or not method:
-        return Verdict(Expected(request_id, METHOD_NOT_FOUND, f"method {method!r}"), initialized)
+        return Verdict(Expected(request_id, METHOD_NOT_FOUND, f"method {method!r}"), session)
     params = request.get("params", ABSENT)
     if method == "initialize":
-        return _initialize(request_id, params, initialized)
+        return _initialize(request_id, params, session)
     if method == "analyze":
-        if not initialized:
+        if not session:
             answer = Expected(
                 request_id, METHOD_NOT_FOUND, "analyze before initialize", not_initialized=True
             )
-            return Verdict(answer, initialized)
-        return Verdict(_analyze(request_id, params), initialized)
+            return Verdict(answer, session)
+        return Verdict(_analyze(request_id, params, session), session)
     if method == "shutdown":
-        return Verdict(Expected(request_id, None, "shutdown", result="shutdown"), initialized, 0)
-    return Verdict(Expected(request_id, METHOD_NOT_FOUND, f"method {method!r}"), initialized)
+        return Verdict(Expected(request_id, None, "shutdown", result="shutdown"), session, 0)
+    return Verdict(Expected(request_id, METHOD_NOT_FOUND, f"method {method!r}"), session)
 
 
-def _initialize(request_id: int | str, params: Any, initialized: bool) -> Verdict:
-    if initialized:
-        return Verdict(Expected(request_id, INVALID_REQUEST, "initialize again"), True)
+def _initialize(request_id: int | str, params: Any, session: Session) -> Verdict:
+    if session:
+        return Verdict(Expected(request_id, INVALID_REQUEST, "initialize again"), session)
     version = params.get("clientVersion") if isinstance(params, dict) else None
     match = VERSION_PREFIX.match(version) if type(version) is str else None
     if match is None:
@@ -394,11 +404,12 @@ def _initialize(request_id: int | str, params: Any, initialized: bool) -> Verdic
     major = match.group(1).lstrip("0") or "0"
     if major != SERVER_MAJOR:
         answer = Expected(request_id, VERSION_MISMATCH, f"clientVersion {version!r}", major=major)
-        return Verdict(answer, False, 1)
-    return Verdict(Expected(request_id, None, "initialize", result="initialize"), True)
+        return Verdict(answer, None, 1)
+    runs_at = "1.1" if match.group(2).strip("0") else "1.0"
+    return Verdict(Expected(request_id, None, f"initialize {version!r}", result=runs_at), runs_at)
 
 
-def _analyze(request_id: int | str, params: Any) -> Expected:
+def _analyze(request_id: int | str, params: Any, session: Session) -> Expected:
     if not isinstance(params, dict):
         return Expected(request_id, INVALID_PARAMS, f"analyze params {params!r}")
     path = params.get("file_path")
@@ -407,10 +418,15 @@ def _analyze(request_id: int | str, params: Any) -> Expected:
     cursor = params.get("cursor_position")
     if cursor is not None and (type(cursor) is not int or cursor < 0):
         return Expected(request_id, INVALID_PARAMS, f"cursor_position {cursor!r}")
-    return Expected(request_id, None, "analyze", result=("analyze", path, cursor))
+    text = None
+    if session == "1.1" and "text" in params:  # a 1.0 session ignores it
+        text = params["text"]
+        if type(text) is not str:
+            return Expected(request_id, INVALID_PARAMS, f"text {text!r}")
+    return Expected(request_id, None, "analyze", result=("analyze", path, cursor, text))
 
 
-def realignment(stream: bytes, initialized: bool) -> bytes | None:
+def realignment(stream: bytes, session: Session) -> bytes | None:
     """Bytes that bring ``stream`` back between messages, or None when too many.
 
     A partial header line gets its line feed, an open header section its blank
@@ -418,7 +434,7 @@ def realignment(stream: bytes, initialized: bool) -> bytes | None:
     """
     suffix = b""
     for _ in range(6):
-        run = run_model(stream + suffix, initialized)
+        run = run_model(stream + suffix, session)
         if run.ending in (Ending.ALIGNED, Ending.SESSION_END):
             return suffix
         if run.ending is Ending.PARTIAL_LINE:
@@ -434,7 +450,8 @@ def realignment(stream: bytes, initialized: bool) -> bytes | None:
 
 # == Comparing what the server said ======================================================
 
-HintsOracle = Callable[[str, "int | None"], list[dict[str, Any]]]
+#: The hints owed for (file_path, cursor, text): text None asks for the file on disk.
+HintsOracle = Callable[[str, "int | None", "str | None"], list[dict[str, Any]]]
 
 
 def mismatches(expected: list[Expected], got: list[Response], hints_for: HintsOracle) -> list[str]:
@@ -473,13 +490,14 @@ def _mismatch(want: Expected, have: Response, hints_for: HintsOracle) -> str | N
         return None
     if "result" not in have.message:
         return "an error where a result was owed"
-    if want.result == "initialize":
-        return None if have.result == INITIALIZE_RESULT else "wrong initialize result"
+    if want.result in INITIALIZE_RESULTS:
+        owed = INITIALIZE_RESULTS[want.result]
+        return None if have.result == owed else "wrong initialize result"
     if want.result == "shutdown":
         return None if have.result == {} else "wrong shutdown result"
     assert isinstance(want.result, tuple)
-    _, path, cursor = want.result
-    if have.result != {"hints": hints_for(path, cursor)}:
+    _, path, cursor, text = want.result
+    if have.result != {"hints": hints_for(path, cursor, text)}:
         return "hints differ from the reference server's"
     return None
 

@@ -34,10 +34,11 @@ from fuzz_model import (
     MAX_LENGTH_DIGITS,
     Ending,
     ModelRun,
+    Session,
     realignment,
     run_model,
 )
-from fuzz_workspace import CURSORS
+from fuzz_workspace import CURSORS, TEXTS
 from protocol_client import ServerProcess, frame
 
 # == Strategies ===========================================================================
@@ -156,7 +157,7 @@ bad_methods: st.SearchStrategy[Any] = st.sampled_from(
 )
 
 VALID_VERSIONS = ["1.0", "1.9", "01.2", "001.0", "1.0.3", "1.0-beta", "1.00", "1.0 extra"]
-VALID_VERSIONS += ["1.2.3.4"]
+VALID_VERSIONS += ["1.2.3.4", "1.1", "1.01", "1.10", "1.1.0"]
 BAD_VERSIONS: list[Any] = ["", "1", "v1.0", "1.", ".1", "1,0", " 1.0", "1 .0", "x1.0", "one.zero"]
 BAD_VERSIONS += ["\u0661.\u0660", "\uff11.\uff10", 1, 1.0, None, True, [], {}, ["1.0"]]
 OTHER_MAJORS = ["2.0", "0.9", "10.0", "11.1", "02.0", "99999999999999999999.0", "0.0"]
@@ -186,6 +187,8 @@ def request_object(draw: st.DrawFn, method: Any, params: Any, request_id: Any) -
 
 BAD_CURSORS: list[Any] = [-1, -(10**30), 1.5, Raw("1.0"), Raw("1E2"), Raw("-0.0"), Raw("0e0")]
 BAD_CURSORS += ["5", True, False, [], {}, [0]]
+#: What ``text`` may hold that is not a string: -32602 in a 1.1 session, ignored in 1.0.
+BAD_TEXTS: list[Any] = [None, 5, 1.5, True, [], ["x = 1"], {"text": "x"}, Raw("1E2")]
 
 
 @st.composite
@@ -199,8 +202,12 @@ def analyze_params(draw: st.DrawFn, paths: list[str], valid: bool) -> Any:
             params["cursor_position"] = draw(st.sampled_from([*CURSORS, Raw("-0")]))
         if draw(st.integers(0, 4)) == 0:
             params["future_option"] = draw(st.sampled_from([True, "x", {"y": 1}]))
+        if draw(st.integers(0, 2)) == 0:  # the buffer's text (a 1.0 session ignores it)
+            params["text"] = draw(st.sampled_from(TEXTS))
         return params
-    kind = draw(st.integers(0, 2))
+    kind = draw(st.integers(0, 3))
+    if kind == 3:
+        return {"file_path": draw(st.sampled_from(paths)), "text": draw(st.sampled_from(BAD_TEXTS))}
     if kind == 0:
         return draw(st.sampled_from([ABSENT, None, [], "branchy.py", 1, Raw("[{}]")]))
     if kind == 1:
@@ -211,12 +218,12 @@ def analyze_params(draw: st.DrawFn, paths: list[str], valid: bool) -> Any:
 
 
 @st.composite
-def request_bodies(draw: st.DrawFn, paths: list[str], initialized: bool) -> bytes:
+def request_bodies(draw: st.DrawFn, paths: list[str], session: Session) -> bytes:
     """One request body: any method the fuzzed session may see, ids good and bad."""
     kind = draw(st.integers(0, 9))
     request_id = draw(valid_ids)
     if kind == 0:  # initialize (a version mismatch only where it must be refused)
-        versions = VALID_VERSIONS + BAD_VERSIONS + (OTHER_MAJORS if initialized else [])
+        versions = VALID_VERSIONS + BAD_VERSIONS + (OTHER_MAJORS if session else [])
         version = draw(st.sampled_from([*versions, ABSENT]))
         params: Any = {} if version is ABSENT else {"clientVersion": version}
         if draw(st.integers(0, 4)) == 0:  # a 1.x client's optional parameters are ignored
@@ -436,7 +443,7 @@ def filler_line(index: int) -> bytes:
 
 
 @st.composite
-def bad_sections(draw: st.DrawFn, paths: list[str], initialized: bool) -> bytes:
+def bad_sections(draw: st.DrawFn, paths: list[str], session: Session) -> bytes:
     """A header section in error, drained up to its blank line (one -32700)."""
     kind = draw(st.integers(0, 6))
     before = [draw(st.sampled_from(UNKNOWN_HEADERS)) for _ in range(draw(st.integers(0, 2)))]
@@ -470,7 +477,7 @@ def bad_sections(draw: st.DrawFn, paths: list[str], initialized: bool) -> bytes:
     section = b"".join(line + draw(line_endings) for line in lines) + draw(line_endings)
     if kind == 6 or draw(st.integers(0, 3)) == 0:
         # Right after the blank line comes the next message, never a skipped body.
-        body = draw(request_bodies(paths, initialized))
+        body = draw(request_bodies(paths, session))
         section += b"Content-Length: %d\r\n\r\n" % len(body) + body
     return section
 
@@ -499,13 +506,13 @@ _DECOY = frame({"id": "decoy-never-answered", "method": "initialize", "params": 
 
 
 @st.composite
-def huge_frames(draw: st.DrawFn, paths: list[str], initialized: bool) -> bytes:
+def huge_frames(draw: st.DrawFn, paths: list[str], session: Session) -> bytes:
     """A body just over the limit (discarded in full) or exactly at it (answered)."""
     if draw(st.booleans()):
         size = MAX_BODY + draw(st.sampled_from([1, 2, 1000, 65_536, 65_537]))
         body = (_DECOY * (size // len(_DECOY) + 1))[:size]
         return b"Content-Length: %d\r\n\r\n" % size + body
-    request = draw(request_bodies(paths, initialized))
+    request = draw(request_bodies(paths, session))
     return frame(request + b" " * (MAX_BODY - len(request)))
 
 
@@ -530,9 +537,9 @@ def raw_garbage(draw: st.DrawFn) -> bytes:
 
 
 @st.composite
-def bursts(draw: st.DrawFn, paths: list[str], initialized: bool) -> bytes:
+def bursts(draw: st.DrawFn, paths: list[str], session: Session) -> bytes:
     """Tens to hundreds of requests in one write: the answers pile up while it is sent."""
-    bodies = draw(st.lists(request_bodies(paths, initialized), min_size=1, max_size=3))
+    bodies = draw(st.lists(request_bodies(paths, session), min_size=1, max_size=3))
     count = draw(st.integers(10, 300))
     return b"".join(frame(bodies[index % len(bodies)]) for index in range(count))
 
@@ -554,7 +561,7 @@ UNIT_KINDS = (
 class FuzzStream:
     """A generated stream, the session state it starts in, and how to write it."""
 
-    initialized_before: bool
+    session_before: Session
     stream: bytes
     #: Offsets where one write ends and the next begins, and the pause between writes.
     cuts: tuple[int, ...] = ()
@@ -564,13 +571,13 @@ class FuzzStream:
     await_answers: bool = False
 
 
-def _unit(draw: st.DrawFn, kind: str, paths: list[str], initialized: bool) -> bytes:
+def _unit(draw: st.DrawFn, kind: str, paths: list[str], session: Session) -> bytes:
     if kind == "request":
-        return draw(framed(draw(request_bodies(paths, initialized))))
+        return draw(framed(draw(request_bodies(paths, session))))
     if kind == "invalid_body":
         return draw(framed(draw(invalid_bodies(paths))))
     if kind == "bad_section":
-        return draw(bad_sections(paths, initialized))
+        return draw(bad_sections(paths, session))
     if kind == "blank_lines":
         return b"".join(draw(st.lists(st.sampled_from([b"\r\n", b"\n"]), min_size=1, max_size=4)))
     if kind == "raw":
@@ -578,17 +585,17 @@ def _unit(draw: st.DrawFn, kind: str, paths: list[str], initialized: bool) -> by
     if kind == "random_object":
         return draw(framed(draw(random_objects())))
     if kind == "limit":
-        return draw(limit_frames(draw(request_bodies(paths, initialized))))
+        return draw(limit_frames(draw(request_bodies(paths, session))))
     if kind == "burst":
-        return draw(bursts(paths, initialized))
+        return draw(bursts(paths, session))
     if kind == "huge":
-        return draw(huge_frames(paths, initialized))
+        return draw(huge_frames(paths, session))
     raise AssertionError(kind)
 
 
 @st.composite
 def fuzz_streams(
-    draw: st.DrawFn, paths: list[str], initialized: bool, max_units: int = 8
+    draw: st.DrawFn, paths: list[str], session: Session, max_units: int = 8
 ) -> FuzzStream:
     """A stream of units, each drawn knowing the session state the model predicts there.
 
@@ -597,14 +604,14 @@ def fuzz_streams(
     """
     parts: list[bytes] = []
     kinds: list[str] = []
-    state = initialized
+    state = session
     count = draw(st.integers(1, max_units))
     huge_at = draw(st.integers(0, 39))
     for index in range(count):
         kind = "huge" if huge_at == 39 and index == 0 else draw(st.sampled_from(UNIT_KINDS))
         parts.append(_unit(draw, kind, paths, state))
         kinds.append(kind)
-        state = run_model(b"".join(parts), initialized).initialized
+        state = run_model(b"".join(parts), session).session
     stream = b"".join(parts)
     cuts: tuple[int, ...] = ()
     pause = 0.0
@@ -612,7 +619,7 @@ def fuzz_streams(
         cuts = draw(write_cuts(stream))
         pause = draw(st.sampled_from([0.0, 0.0002, 0.001, 0.006]))
     await_answers = draw(st.integers(0, 3)) == 0
-    return FuzzStream(initialized, stream, cuts, pause, tuple(kinds), await_answers)
+    return FuzzStream(session, stream, cuts, pause, tuple(kinds), await_answers)
 
 
 _LINE_BYTES = re.compile(rb"[\r\n]")
@@ -655,11 +662,11 @@ def prepare(fuzz: FuzzStream) -> tuple[FuzzStream, ModelRun] | None:
     model finds the stream outside the contract's words, or when the stream would
     end the session (a shutdown or a version mismatch hidden in random bytes).
     """
-    suffix = realignment(fuzz.stream, fuzz.initialized_before)
+    suffix = realignment(fuzz.stream, fuzz.session_before)
     if suffix is None:
         return None
     whole = dataclasses.replace(fuzz, stream=fuzz.stream + suffix)
-    run = run_model(whole.stream, whole.initialized_before)
+    run = run_model(whole.stream, whole.session_before)
     if run.unspecified or run.ending is not Ending.ALIGNED:
         return None
     return whole, run
@@ -697,7 +704,7 @@ AFTER_THE_END = [b"", frame({"id": "after-the-end", "method": "gzguide/x"}), b"\
 @st.composite
 def ending_plans(draw: st.DrawFn, paths: list[str]) -> EndingPlan | None:
     """A stream from a fresh session, then EOF anywhere, a shutdown, or a version mismatch."""
-    fuzz = draw(fuzz_streams(paths, initialized=False, max_units=5))
+    fuzz = draw(fuzz_streams(paths, session=None, max_units=5))
     finale = draw(st.sampled_from([Finale.EOF, *Finale]))
     stream = fuzz.stream
     if finale is Finale.OUTPUT_CLOSED:
@@ -706,7 +713,7 @@ def ending_plans(draw: st.DrawFn, paths: list[str]) -> EndingPlan | None:
     elif finale is Finale.EOF:
         tail = draw(st.sampled_from(EOF_TAILS))
         if tail:  # the stream whole and realigned, then the tail
-            suffix = realignment(stream, False)
+            suffix = realignment(stream, None)
             if suffix is None:
                 return None
             stream += suffix + tail
@@ -714,7 +721,7 @@ def ending_plans(draw: st.DrawFn, paths: list[str]) -> EndingPlan | None:
             stream = stream[: draw(st.integers(0, len(stream)))]
         status = 0
     else:
-        suffix = realignment(stream, False)
+        suffix = realignment(stream, None)
         if suffix is None:
             return None
         stream += suffix
@@ -724,15 +731,15 @@ def ending_plans(draw: st.DrawFn, paths: list[str]) -> EndingPlan | None:
             last = draw(request_object("shutdown", params, request_id))
             status = 0
         else:
-            if run_model(stream, False).initialized:
+            if run_model(stream, None).session:
                 return None
             version = draw(st.sampled_from(OTHER_MAJORS))
             last = draw(request_object("initialize", {"clientVersion": version}, request_id))
             status = 1
         body = encode_json(last, draw(text_styles)).encode("utf-8")
         stream += draw(framed(body)) + draw(st.sampled_from(AFTER_THE_END))
-    run = run_model(stream, False)
+    run = run_model(stream, None)
     ends_itself = finale in (Finale.SHUTDOWN, Finale.MISMATCH)
     if run.unspecified or (run.ending is Ending.SESSION_END) != ends_itself:
         return None
-    return EndingPlan(FuzzStream(False, stream, fuzz.cuts, fuzz.pause, fuzz.units), finale, status)
+    return EndingPlan(FuzzStream(None, stream, fuzz.cuts, fuzz.pause, fuzz.units), finale, status)

@@ -26,6 +26,7 @@ import contextlib
 import itertools
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -133,6 +134,17 @@ def message(
 
 def initialize_message(id: Any = 1, version: str = "1.0") -> dict[str, Any]:
     return message("initialize", {"clientVersion": version}, id=id)
+
+
+RESULT_1_0 = {"version": "1.0", "capabilities": ["analyze"]}
+RESULT_1_1 = {"version": "1.1", "capabilities": ["analyze", "analyze.text"]}
+
+
+def initialize_result(version: str) -> dict[str, Any]:
+    """What the contract says ``initialize`` answers a client of ``version`` (major 1)."""
+    match = re.match(r"[0-9]+\.([0-9]+)", version)
+    assert match is not None, f"not a valid clientVersion: {version!r}"
+    return RESULT_1_1 if match.group(1).strip("0") else RESULT_1_0
 
 
 def analyze_message(id: Any, file_path: Any, cursor: Any = _MISSING, **more: Any) -> dict[str, Any]:
@@ -394,15 +406,19 @@ class ServerProcess:
         return response
 
     def initialize(self, version: str = "1.0", id: Any = 1) -> Response:
+        """Initialize as a client of ``version``: a 1.0 session, or (minor 1 and up) a 1.1 one."""
         response = self.request(initialize_message(id, version))
-        assert response.result == {"version": "1.0", "capabilities": ["analyze"]}
+        assert response.result == initialize_result(version)
         return response
 
-    def analyze(self, file_path: Any, cursor: Any = _MISSING, id: Any = None) -> Response:
-        return self.request(analyze_message(next(_ids) if id is None else id, file_path, cursor))
+    def analyze(
+        self, file_path: Any, cursor: Any = _MISSING, id: Any = None, **more: Any
+    ) -> Response:
+        request_id = next(_ids) if id is None else id
+        return self.request(analyze_message(request_id, file_path, cursor, **more))
 
-    def hints(self, file_path: Any, cursor: Any = _MISSING) -> list[dict[str, Any]]:
-        return self.analyze(file_path, cursor).hints
+    def hints(self, file_path: Any, cursor: Any = _MISSING, **more: Any) -> list[dict[str, Any]]:
+        return self.analyze(file_path, cursor, **more).hints
 
     def ping(self, timeout: float = DEFAULT_TIMEOUT) -> None:
         """Prove the server is alive and aligned: an unknown method echoing a fresh id."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -14,16 +16,17 @@ from gzguide import service as service_module
 from gzguide import workspace as workspace_module
 from gzguide.analysis.discovery import Walk
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
+from gzguide.analysis.source import MAX_SOURCE_BYTES
 from gzguide.analysis.thresholds import default_thresholds, parse_thresholds
-from gzguide.freshness import RACY_WINDOW_NS, CacheState, Identity, identity_of
+from gzguide.freshness import RACY_WINDOW_NS, CacheState, Identity, content_digest, identity_of
 from gzguide.messages import AnalyzeParams
 from gzguide.service import AnalysisService
-from gzguide.workers import Backend, Done, Job, Outcome, failed, ipc
+from gzguide.workers import Backend, Done, Job, Outcome, Text, failed, ipc
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers import memo as memo_module
 from gzguide.workers.analyst import Analyst
-from gzguide.workers.cache import Entry, FileCache
-from gzguide.workers.child import Tables
+from gzguide.workers.cache import Entry, FileCache, text_key
+from gzguide.workers.child import Collector, Tables
 from gzguide.workers.inprocess import InProcessBackend
 from gzguide.workers.memo import Memo
 from gzguide.workspace import WORKSPACE_TABLE, ThresholdSource
@@ -372,3 +375,266 @@ def test_a_worker_parses_a_table_once_and_refuses_one_it_was_never_sent() -> Non
         tables.for_job(ipc.Job(3, "/a.py", other.fingerprint))
     changed = tables.for_job(ipc.Job(4, "/a.py", other.fingerprint, ipc.Table("o", other.document)))
     assert changed.bands == other.bands
+
+
+# -- texts: versions known by their content digest ---------------------------------------
+
+
+def text_of(data: bytes) -> Text:
+    return Text(data, content_digest(data))
+
+
+def test_the_cache_finds_entries_by_digest_until_they_leave() -> None:
+    cache: FileCache[int] = FileCache(max_entries=2, max_weight=10**9)
+    first = Entry(identity=None, digest=b"d1", read_at_ns=0, weight=1, value=1)
+    cache.put(text_key("/a.py"), first)
+    assert cache.by_digest(b"d1") is first
+    # The buffer's next version replaces its previous one, and the digest with it.
+    second = Entry(identity=None, digest=b"d2", read_at_ns=0, weight=1, value=2)
+    cache.put(text_key("/a.py"), second)
+    assert cache.by_digest(b"d1") is None and cache.by_digest(b"d2") is second
+    assert len(cache) == 1
+    # A file entry and a text entry of the same path are distinct.
+    cache.put(
+        "/a.py", Entry(identity=(1, 1, 1, 1, 1), digest=b"d3", read_at_ns=0, weight=1, value=3)
+    )
+    assert len(cache) == 2
+    cache.put(
+        "/b.py", Entry(identity=(1, 1, 1, 1, 1), digest=b"d4", read_at_ns=0, weight=1, value=4)
+    )
+    assert cache.by_digest(b"d2") is None  # evicted: least recently used
+    assert cache.by_digest(b"d3") is not None and cache.by_digest(b"d4") is not None
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcde"), st.sampled_from("wxyz")), max_size=40))
+def test_the_digest_index_never_names_an_entry_that_is_gone(
+    puts: list[tuple[str, str]],
+) -> None:
+    cache: FileCache[str] = FileCache(max_entries=3, max_weight=10**9)
+    for key, digest in puts:
+        cache.put(
+            key, Entry(identity=None, digest=digest.encode(), read_at_ns=0, weight=1, value=key)
+        )
+        for d in "wxyz":
+            found = cache.by_digest(d.encode())
+            assert found is None or found.digest == d.encode()
+    assert len(cache) <= 3
+
+
+def test_a_text_is_analyzed_as_a_file_of_its_bytes_and_kept_by_digest(tmp_path: Path) -> None:
+    analyst = Analyst(lambda *a, **k: None)
+    data = BRANCHY.encode()
+    first = analyst.analyze_text(str(tmp_path / "m.py"), text_of(data), TABLE)
+    assert first.cache == "miss" and first.digest == content_digest(data)
+    assert first.identity is None and len(radon_cc(first.report)) == 1
+    path = tmp_path / "bytes.py"
+    path.write_bytes(data)
+    assert analyst.analyze(str(path), TABLE).report == first.report
+    again = analyst.analyze_text(str(tmp_path / "m.py"), text_of(data), TABLE)
+    assert again.cache == "hit" and again.report is first.report
+    assert analyst.parses == 1  # the file's bytes were the text's: parsed once for both
+
+
+def test_a_text_equal_to_a_cached_file_is_not_parsed_again(tmp_path: Path) -> None:
+    path = old_file(tmp_path)
+    analyst = Analyst(lambda *a, **k: None)
+    from_file = analyst.analyze(str(path), TABLE)
+    for name in ("m.py", "other.py"):
+        shared = analyst.analyze_text(str(tmp_path / name), text_of(path.read_bytes()), TABLE)
+        assert shared.cache == "hit" and shared.report is from_file.report
+    other = parse_thresholds(table(("radon_cc", 2, "advise")), "other.json")
+    assert analyst.analyze_text(str(path), text_of(path.read_bytes()), other).cache == "hit"
+    assert analyst.parses == 1
+
+
+def test_a_buffer_keeps_one_version_and_oversize_texts_are_unanalyzable(tmp_path: Path) -> None:
+    analyst = Analyst(lambda *a, **k: None)
+    path = str(tmp_path / "m.py")
+    for i in range(5):
+        analyst.analyze_text(path, text_of(BRANCHY.encode() + b"# %d\n" % i), TABLE)
+    assert len(analyst.cache) == 1
+    over = b"#" * (MAX_SOURCE_BYTES + 1)
+    outcome = analyst.analyze_text(path, text_of(over), TABLE)
+    assert outcome.cache == "unanalyzable" and outcome.report.findings == []
+    broken = analyst.analyze_text(path, text_of(b"def broken(:\n"), TABLE)
+    assert broken.cache == "miss" and broken.report.findings == []
+    assert analyst.analyze_text(path, text_of(b"def broken(:\n"), TABLE).cache == "hit"
+
+
+def text_service(root: Path, backend: Backend) -> AnalysisService:
+    return AnalysisService(str(root), backend, memo=Memo())
+
+
+def ask_text(service: AnalysisService, file_path: str, data: bytes) -> CacheState:
+    answer = service.analyze_text_now(file_path, data)
+    assert answer.text_bytes == len(data) and answer.path == file_path
+    (part,) = answer.files
+    assert part.hint_path == file_path
+    return part.cache
+
+
+class TextBackend:
+    """Records text jobs and answers them as a worker would, or fails them."""
+
+    def __init__(self, fail: CacheState | None = None) -> None:
+        self.fail = fail
+        self.jobs: list[Job] = []
+
+    def submit(self, job: Job, done: Done) -> None:
+        self.jobs.append(job)
+        assert job.text is not None
+        if self.fail is not None:
+            done(failed(self.fail))
+        else:
+            done(Outcome(EMPTY_REPORT, CacheState.MISS, digest=job.text.digest))
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_service_answers_a_text_sent_again_from_the_memo(tmp_path: Path) -> None:
+    backend = TextBackend()
+    service = text_service(tmp_path, backend)
+    data = BRANCHY.encode()
+    assert [ask_text(service, "m.py", data) for _ in range(3)] == ["miss", "memo", "memo"]
+    assert ask_text(service, "elsewhere.py", data) == "memo"  # the same bytes, any name
+    assert ask_text(service, "m.py", data + b"\n") == "miss"
+    (job, _changed) = backend.jobs
+    # The job goes where the file's would, with the bytes and their digest.
+    assert job.path == str(tmp_path / "m.py")
+    assert job.text == Text(data, content_digest(data))
+
+
+def test_the_service_answers_a_text_equal_to_a_file_version_it_analyzed(tmp_path: Path) -> None:
+    path = old_file(tmp_path)
+    service = AnalysisService(str(tmp_path), InProcessBackend(), memo=Memo())
+    from_file = service.analyze_now(AnalyzeParams(file_path="m.py"))
+    as_text = service.analyze_text_now("m.py", path.read_bytes())
+    assert as_text.files[0].cache == "memo"
+    assert as_text.files[0].report is from_file.files[0].report
+
+
+def test_the_service_refuses_oversize_texts_without_a_job(tmp_path: Path) -> None:
+    backend = TextBackend()
+    service = text_service(tmp_path, backend)
+    assert ask_text(service, "m.py", b"#" * (MAX_SOURCE_BYTES + 1)) == "unanalyzable"
+    assert ask_text(service, "m.py", b"#" * MAX_SOURCE_BYTES) == "miss"
+    assert len(backend.jobs) == 1
+
+
+@pytest.mark.parametrize("reason", [CacheState.TIMEOUT, CacheState.CRASHED])
+def test_a_text_whose_analysis_failed_is_quarantined_by_its_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reason: CacheState
+) -> None:
+    backend = TextBackend(fail=reason)
+    service = text_service(tmp_path, backend)
+    data = BRANCHY.encode()
+    assert ask_text(service, "m.py", data) == reason
+    assert ask_text(service, "m.py", data) == "quarantined"
+    assert ask_text(service, "other.py", data) == "quarantined"
+    assert ask_text(service, "m.py", data + b"\n") == reason
+    assert len(backend.jobs) == 2
+    monkeypatch.setattr(memo_module, "QUARANTINE_S", 0.0)
+    assert ask_text(service, "m.py", b"x = 1\n") == reason
+    assert ask_text(service, "m.py", b"x = 1\n") == reason  # the quarantine ended at once
+
+
+def test_the_memo_keeps_a_bounded_number_of_contents() -> None:
+    memo = Memo(max_contents=3)
+    outcome = Outcome(EMPTY_REPORT, CacheState.MISS)
+    for i in range(5):
+        memo.store_text(b"%d" % i, TABLE.fingerprint, outcome)
+    assert [memo.lookup_text(b"%d" % i, TABLE.fingerprint) is not None for i in range(5)] == [
+        False,
+        False,
+        True,
+        True,
+        True,
+    ]
+    assert memo.lookup_text(b"4", "another table") is None
+
+
+def test_a_failing_service_costs_a_text_its_answer_only(tmp_path: Path) -> None:
+    class Broken:
+        def submit(self, job: Job, done: Done) -> None:
+            raise RuntimeError("a bug")
+
+        def close(self) -> None:
+            pass
+
+    errors: list[dict[str, object]] = []
+    service = AnalysisService(
+        str(tmp_path), Broken(), memo=Memo(), on_error=lambda event, **f: errors.append(f)
+    )
+    answer = service.analyze_text_now("m.py", b"x = 1\n", 3)
+    assert answer.files == () and answer.text_bytes == 6 and answer.cursor == 3
+    assert errors and errors[0]["source"] == "text"
+
+
+def test_the_in_process_backend_analyzes_a_texts_bytes_not_the_file(tmp_path: Path) -> None:
+    path = old_file(tmp_path)  # BRANCHY on disk
+    outcomes: list[Outcome] = []
+    InProcessBackend().submit(Job(str(path), TABLE, text=text_of(b"x = 1\n")), outcomes.append)
+    assert [o.report.findings for o in outcomes] == [[]]
+
+
+def test_only_the_buffers_sent_last_keep_their_text_parsed(tmp_path: Path) -> None:
+    analyst = Analyst(lambda *a, **k: None)
+    paths = [str(tmp_path / f"m{i}.py") for i in range(analyst_module.MAX_TEXT_ENTRIES + 3)]
+    for i, path in enumerate(paths):
+        analyst.analyze_text(path, text_of(BRANCHY.encode() + b"# %d\n" % i), TABLE)
+    assert len(analyst.cache) == analyst_module.MAX_TEXT_ENTRIES
+    last = paths[-1]
+    assert (
+        analyst.analyze_text(
+            last, text_of(BRANCHY.encode() + b"# %d\n" % (len(paths) - 1)), TABLE
+        ).cache
+        == "hit"
+    )
+    assert (
+        analyst.analyze_text(paths[0], text_of(BRANCHY.encode() + b"# 0\n"), TABLE).cache == "miss"
+    )
+
+
+# -- the worker's full collections: versions let go are freed -----------------------------
+
+
+class Node:
+    def __init__(self) -> None:
+        self.me = self  # a reference cycle, as a syntax tree's: only a full collection frees it
+
+
+def cyclic_entry(weight: int) -> Entry[Node]:
+    return Entry(identity=None, digest=b"%d" % weight, read_at_ns=0, weight=weight, value=Node())
+
+
+def test_the_versions_a_cache_let_go_are_collected_once_they_weigh_as_much_as_it_holds() -> None:
+    jobs_r, jobs_w = os.pipe()
+    cache: FileCache[Node] = FileCache(max_entries=10, max_weight=100)
+    collector = Collector(jobs_r, cache)
+    try:
+        cache.put(text_key("/a.py"), cyclic_entry(60))
+        collector.after_job()  # frozen, with everything else alive
+        first = cache.get(text_key("/a.py"))
+        assert first is not None
+        gone = weakref.ref(first.value)
+        del first
+        cache.put(text_key("/a.py"), cyclic_entry(61))  # the next version: 60 let go
+        collector.after_job()
+        assert gone() is not None and collector.collections == 0
+        cache.put(text_key("/a.py"), cyclic_entry(62))  # 121 let go, past the bound
+        os.write(jobs_w, b"j")  # but a job is waiting: not now
+        collector.after_job()
+        assert gone() is not None and collector.collections == 0
+        os.read(jobs_r, 1)
+        collector.after_job()
+        assert gone() is None and collector.collections == 1 and cache.released == 0
+        # A version too heavy to keep is let go at once, and counts as such.
+        cache.put("/big.py", cyclic_entry(101))
+        assert len(cache) == 1 and cache.released == 101
+        collector.after_job()
+        assert collector.collections == 2
+    finally:
+        gc.unfreeze()
+        os.close(jobs_r)
+        os.close(jobs_w)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from protocol_client import ServerProcess, hint_field_order, validator_for
+from tables import table
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -105,3 +106,65 @@ def test_measure_a_folder_and_what_cannot_be_measured(tmp_path: Path) -> None:
     rows = json.loads(done.stdout)
     assert {r["file_path"] for r in rows} == {"pkg/ok.py"}
     assert any(r["metric"] == "cohesion_lcom4" and r["name"] == "C" for r in rows)
+
+
+FOUR = (
+    "def four(a, b, c):\n    if a:\n        return 1\n    if b:\n        return 2\n"
+    "    if c:\n        return 3\n    return 0\n"
+)
+
+
+def gz_stdin(data: bytes, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "gzguide", "complexity", "guide", *args],
+        input=data,
+        capture_output=True,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_stdin_path_reports_the_text_on_stdin_as_that_name(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text("def calm():\n    return 1\n")  # never read
+    done = gz_stdin(FOUR.encode(), "--stdin-path", "pkg/m.py", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    hints = json.loads(done.stdout)
+    assert [(h["file_path"], h["metric"], h["start_line"]) for h in hints] == [
+        ("pkg/m.py", "radon_cc", 1)
+    ]
+    # Exactly what a 1.1 session answers for the same text.
+    with ServerProcess(args=("--workers", "0"), cwd=tmp_path) as server:
+        server.initialize("1.1")
+        assert server.hints("pkg/m.py", text=FOUR) == hints
+        server.close_stdin()
+        server.finish()
+    table = gz_stdin(FOUR.encode(), "--stdin-path", "unsaved.py")
+    assert table.stdout.decode().startswith("unsaved.py:1-8  radon_cc=4")
+
+
+def test_stdin_path_takes_the_workspace_table_of_root(tmp_path: Path) -> None:
+    rules = tmp_path / ".gzkit" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "complexity-thresholds.json").write_bytes(
+        table(("radon_cc", 5, "advise"), ("radon_cc", 8, "warn"))
+    )
+    assert json.loads(gz_stdin(FOUR.encode(), "--stdin-path", "m.py", "--json").stdout)
+    rooted = gz_stdin(FOUR.encode(), "--stdin-path", "m.py", "--json", "--root", str(tmp_path))
+    assert json.loads(rooted.stdout) == []
+
+
+def test_stdin_path_gives_no_hints_for_what_a_file_would_get_none_for() -> None:
+    for data in (b"def broken(:\n", b"", b"\xff\xfe not utf-8 \x80\n"):
+        done = gz_stdin(data, "--stdin-path", "m.py", "--json")
+        assert (done.returncode, json.loads(done.stdout)) == (0, []), data
+    over = FOUR.encode() + b"#" * (4 * 1024 * 1024)
+    done = gz_stdin(over, "--stdin-path", "m.py", "--json")
+    assert (done.returncode, json.loads(done.stdout)) == (0, [])
+    assert b"more than 4194304 bytes" in done.stderr
+
+
+def test_stdin_path_usage_errors() -> None:
+    assert gz_stdin(b"", "--stdin-path", "m.py", "x.py").returncode == 2
+    assert gz_stdin(b"", "--stdin-path", "").returncode == 2
+    assert gz_stdin(b"", "--server", "--stdin-path", "m.py").returncode == 2

@@ -41,11 +41,13 @@ from hypothesis import event, given, reject, settings
 from hypothesis import strategies as st
 
 from fuzz_driver import FuzzDriver, check_ending, check_on_fresh_server
-from fuzz_model import Ending, run_model
+from fuzz_model import Ending, Session, run_model
 from fuzz_strategies import Finale, ending_plans, fuzz_streams, prepare
 from fuzz_workspace import ReferenceServer, make_workspace
 from protocol_client import ServerProcess
 
+#: The versions a long-lived fuzzed session runs at (each has a server of its own).
+VERSIONS = ("1.0", "1.1")
 #: Tuned so that both properties together take about a minute on the project's
 #: 2-core machine.
 CI_STREAM_EXAMPLES = 600
@@ -75,43 +77,50 @@ def reference(fuzz_workspace: tuple[Path, list[str]]) -> Iterator[ReferenceServe
 
 
 @pytest.fixture(scope="module")
-def driver(
+def drivers(
     fuzz_workspace: tuple[Path, list[str]], reference: ReferenceServer
-) -> Iterator[FuzzDriver]:
-    fuzzer = FuzzDriver(fuzz_workspace[0], reference)
-    yield fuzzer
-    fuzzer.close()
+) -> Iterator[dict[str, FuzzDriver]]:
+    """One long-lived server per protocol version its session runs at."""
+    fuzzers = {version: FuzzDriver(fuzz_workspace[0], reference, version) for version in VERSIONS}
+    yield fuzzers
+    for fuzzer in fuzzers.values():
+        fuzzer.close()
 
 
 @pytest.mark.timeout(timeout_for(STREAM_EXAMPLES, 1.0))
 @settings(max_examples=STREAM_EXAMPLES)
 @given(data=st.data())
 def test_fuzzed_streams_on_a_long_lived_server(
-    driver: FuzzDriver, fuzz_workspace: tuple[Path, list[str]], data: st.DataObject
+    drivers: dict[str, FuzzDriver], fuzz_workspace: tuple[Path, list[str]], data: st.DataObject
 ) -> None:
     _, paths = fuzz_workspace
+    driver = drivers[data.draw(st.sampled_from(VERSIONS), label="protocol")]
     fresh = data.draw(st.integers(0, 19), label="new session") == 0
-    initialized = driver.begin(fresh)
-    fuzz = data.draw(fuzz_streams(paths, initialized), label="stream")
+    session = driver.begin(fresh)
+    fuzz = data.draw(fuzz_streams(paths, session), label="stream")
     prepared = prepare(fuzz)
     if prepared is None:
         reject()
     for kind in set(fuzz.units):
         event(f"unit: {kind}")
-    event(f"session initialized before: {fuzz.initialized_before}")
+    event(f"session before: {fuzz.session_before}")
+    event(f"long-lived session at {driver.version}")
+    if b'"text"' in fuzz.stream or b"\\u0074ext" in fuzz.stream:
+        event("a text in the stream")
     event("split into writes" if fuzz.cuts else "written whole")
     driver.check(*prepared)
 
 
-def test_long_lived_server_after_fuzzing(driver: FuzzDriver) -> None:
+def test_long_lived_server_after_fuzzing(drivers: dict[str, FuzzDriver]) -> None:
     """Still alive and aligned, nothing unread, and no server ever logged a traceback
-    or an error-level line (the last one is retired here to read its stderr)."""
-    server = driver.server
-    if server is not None and server.proc.poll() is None:
-        server.assert_silent(0.1)
-        server.ping()
-    driver.close()
-    assert driver.log_problems == []
+    or an error-level line (the last ones are retired here to read their stderr)."""
+    for driver in drivers.values():
+        server = driver.server
+        if server is not None and server.proc.poll() is None:
+            server.assert_silent(0.1)
+            server.ping()
+        driver.close()
+        assert driver.log_problems == []
 
 
 @pytest.mark.timeout(timeout_for(ENDING_EXAMPLES, 5.0))
@@ -125,7 +134,7 @@ def test_fresh_sessions_end_by_eof_shutdown_or_mismatch(
     if plan is None:
         reject()
     event(f"finale: {plan.finale.value}")
-    run = run_model(plan.fuzz.stream, False)
+    run = run_model(plan.fuzz.stream, None)
     if plan.finale in (Finale.SHUTDOWN, Finale.MISMATCH):
         assert run.exit_status == plan.status
     else:
@@ -143,13 +152,15 @@ def test_model_on_contract_examples() -> None:
     init = (
         b'Content-Length: 63\r\n\r\n{"id":1,"method":"initialize","params":{"clientVersion":"1.0"}}'
     )
-    run = run_model(init, False)
-    assert [(e.id, e.code, e.result) for e in run.expected] == [(1, None, "initialize")]
-    assert run.initialized and run.ending is Ending.ALIGNED
-    run = run_model(init, True)
+    run = run_model(init, None)
+    assert [(e.id, e.code, e.result) for e in run.expected] == [(1, None, "1.0")]
+    assert run.session == "1.0" and run.ending is Ending.ALIGNED
+    run = run_model(init, "1.0")
     assert [(e.id, e.code) for e in run.expected] == [(1, -32600)]
+    run = run_model(init.replace(b'"1.0"', b'"1.7"'), None)
+    assert [e.result for e in run.expected] == ["1.1"] and run.session == "1.1"
     mismatch = init.replace(b'"1.0"', b'"2.0"')
-    run = run_model(mismatch + b"anything", False)
+    run = run_model(mismatch + b"anything", None)
     assert run.ending is Ending.SESSION_END and run.exit_status == 1
     assert [(e.id, e.code, e.major) for e in run.expected] == [(1, -32099, "2")]
 
@@ -201,9 +212,31 @@ _LINE_OVER_LIMIT = b"X: " + b"a" * 8190 + b"\r\n"
     ],
 )
 def test_model_on_framing_cases(stream: bytes, codes: list[int], ending: Ending) -> None:
-    run = run_model(stream, True)
+    run = run_model(stream, "1.0")
     assert [e.code for e in run.expected] == codes
     assert run.ending is ending
+
+
+@pytest.mark.parametrize(
+    ("params", "at_1_0", "at_1_1"),
+    [
+        ('{"file_path":"a","text":"x = 1\\n"}', None, None),
+        ('{"file_path":"a","text":""}', None, None),
+        ('{"file_path":"a","text":5}', None, -32602),
+        ('{"file_path":"a","text":null}', None, -32602),
+        ('{"file_path":"a","text":["x"]}', None, -32602),
+        ('{"file_path":"","text":"x"}', -32602, -32602),
+    ],
+)
+def test_model_on_texts(params: str, at_1_0: int | None, at_1_1: int | None) -> None:
+    body = _framed(b'{"id":1,"method":"analyze","params":%b}' % params.encode())
+    (in_1_0,) = run_model(body, "1.0").expected
+    (in_1_1,) = run_model(body, "1.1").expected
+    assert (in_1_0.code, in_1_1.code) == (at_1_0, at_1_1)
+    if at_1_0 is None:
+        assert isinstance(in_1_0.result, tuple) and in_1_0.result[3] is None  # the file
+    if at_1_1 is None:
+        assert isinstance(in_1_1.result, tuple) and in_1_1.result[3] is not None
 
 
 # == Replayed streams =====================================================================
@@ -212,8 +245,8 @@ def test_model_on_framing_cases(stream: bytes, codes: list[int], ending: Ending)
 # far (see the report in the commit that added this file); until then the list pins
 # streams that crossed the hardest paths during the fuzz runs, so that they stay
 # exercised whatever the derandomized CI run happens to draw. Each entry: a name,
-# whether a valid initialize goes first, the stream, and how the session ends
-# (None: the stream is realigned and followed by a sync request).
+# the version a valid initialize sets first (None: none is sent), the stream, and
+# how the session ends (None: the stream is realigned and followed by a sync request).
 
 
 def _request(fields: str) -> bytes:
@@ -222,15 +255,15 @@ def _request(fields: str) -> bytes:
 
 _DEEP = "[" * 20_001 + "]" * 20_001
 
-REPLAYED: list[tuple[str, bool, bytes, Finale | None]] = [
+REPLAYED: list[tuple[str, Session, bytes, Finale | None]] = [
     # Too deep inside params of an otherwise valid request: -32700, not -32601.
-    ("deep-params", True, _request('{"id":1,"method":"nope","params":' + _DEEP + "}"), None),
+    ("deep-params", "1.0", _request('{"id":1,"method":"nope","params":' + _DEEP + "}"), None),
     # Too deep under a field nobody reads: still a parse error.
-    ("deep-extra-field", True, _request('{"id":1,"method":"nope","zz":' + _DEEP + "}"), None),
+    ("deep-extra-field", "1.0", _request('{"id":1,"method":"nope","zz":' + _DEEP + "}"), None),
     # Every key and the method escaped: an analyze with a result.
     (
         "escaped-keys-and-method",
-        True,
+        "1.0",
         _request(
             '{"\\u0069d":"x","\\u006dethod":"\\u0061nalyze",'
             '"params":{"file_path":"branchy.py","cursor_position":-0}}'
@@ -238,11 +271,11 @@ REPLAYED: list[tuple[str, bool, bytes, Finale | None]] = [
         None,
     ),
     # A lone surrogate escape in the method: -32700.
-    ("lone-surrogate-method", True, _request('{"id":1,"method":"\\ud83dx"}'), None),
+    ("lone-surrogate-method", "1.0", _request('{"id":1,"method":"\\ud83dx"}'), None),
     # Ids beyond 64 bits and -0: echoed as integers.
     (
         "big-and-minus-zero-ids",
-        True,
+        "1.0",
         _request('{"id":-100000000000000000000000000000,"method":"x"}')
         + _request('{"id":-0,"method":"x"}'),
         None,
@@ -250,21 +283,21 @@ REPLAYED: list[tuple[str, bool, bytes, Finale | None]] = [
     # A valid Content-Length in a section in error: the body is never skipped.
     (
         "body-not-skipped",
-        True,
+        "1.0",
         b"Content-Length: 40\r\noops\r\n\r\n" + _request('{"id":"after","method":"x"}'),
         None,
     ),
     # The Content-Length line itself padded with blanks to exactly 8 KiB: accepted.
     (
         "length-line-at-limit",
-        True,
+        "1.0",
         b"Content-Length:" + b" " * 8175 + b"30\r\n\r\n" + b'{"id":"at-limit","method":"x"}',
         None,
     ),
     # Over the body limit by one byte, filled with frames: one error, none answered.
     (
         "over-limit-body",
-        True,
+        "1.0",
         b"Content-Length: 10485761\r\n\r\n"
         + (_request('{"id":"decoy","method":"x"}') * 400_000)[:10_485_761],
         None,
@@ -272,23 +305,23 @@ REPLAYED: list[tuple[str, bool, bytes, Finale | None]] = [
     # A version mismatch when initialized is only an invalid request.
     (
         "mismatch-when-initialized",
-        True,
+        "1.0",
         _request('{"id":2,"method":"initialize","params":{"clientVersion":"02.0"}}'),
         None,
     ),
     # EOF inside the discard of a body nobody could send: one error, exit 0.
     (
         "eof-in-enormous-discard",
-        False,
+        None,
         b"Content-Length: 99999999999999999999\r\n\r\n" + b"x" * 100,
         Finale.EOF,
     ),
     # EOF inside a header line already over the limit: exit 0 (its error is optional).
-    ("eof-in-endless-line", False, b"X-Long: " + b"z" * 20_000, Finale.EOF),
+    ("eof-in-endless-line", None, b"X-Long: " + b"z" * 20_000, Finale.EOF),
     # Shutdown with null params before initialize: {} and exit 0, the rest ignored.
     (
         "shutdown-null-params",
-        False,
+        None,
         _request('{"id":"bye","method":"shutdown","params":null}')
         + _request('{"id":3,"method":"x"}'),
         Finale.SHUTDOWN,
@@ -297,7 +330,7 @@ REPLAYED: list[tuple[str, bool, bytes, Finale | None]] = [
     # mismatch answers and exits 1.
     (
         "mismatch-exits-1",
-        False,
+        None,
         _request('{"id":1,"method":"analyze","params":{"file_path":"flat.py"}}')
         + _request('{"id":2,"method":"initialize","params":{"clientVersion":"2.0"}}')
         + _request('{"id":3,"method":"x"}'),
@@ -307,14 +340,14 @@ REPLAYED: list[tuple[str, bool, bytes, Finale | None]] = [
 
 
 @pytest.mark.parametrize(
-    ("initialized", "stream", "finale"),
+    ("session", "stream", "finale"),
     [pytest.param(i, s, f, id=name) for name, i, s, f in REPLAYED],
 )
 def test_replayed_streams(
     fuzz_workspace: tuple[Path, list[str]],
     reference: ReferenceServer,
-    initialized: bool,
+    session: Session,
     stream: bytes,
     finale: Finale | None,
 ) -> None:
-    check_on_fresh_server(fuzz_workspace[0], reference, stream, initialized, finale)
+    check_on_fresh_server(fuzz_workspace[0], reference, stream, session, finale)

@@ -21,7 +21,9 @@ import pytest
 
 from gzguide import procfs
 from gzguide.analysis.thresholds import default_thresholds
-from gzguide.workers import Job, Outcome
+from gzguide.freshness import content_digest
+from gzguide.workers import Job, Outcome, Text
+from gzguide.workers.analyst import Analyst
 from gzguide.workers.fallback import Fallback
 from gzguide.workers.inprocess import InProcessBackend
 from gzguide.workers.pool import Pool
@@ -474,3 +476,32 @@ def test_a_long_request_notices_at_once_that_stdout_closed(tmp_path: Path, log_p
         assert not [e for e in events(log_path, "request") if e.get("request_id") == 3]
     finally:
         server.kill()
+
+
+def test_real_workers_analyze_texts_of_any_size_whole_and_in_order(tmp_path: Path) -> None:
+    """Texts from empty to the 4 MiB limit, several in one worker's hands at once: each
+    crosses the job pipe in pieces (a pipe holds 64 KiB) and is analyzed as sent."""
+    pool = Pool(2, timeout=30.0, on_event=lambda *a, **k: None)
+    pool.start()
+    try:
+        padding = b"# " + b"x" * 76 + b"\n"
+        big = BRANCHY.encode()
+        big += padding * ((4 * 1024 * 1024 - len(big)) // len(padding))
+        texts = [b"", BRANCHY.encode(), big, CALM.encode(), b"def broken(:\n", big[:-100]]
+        outcomes: dict[int, Outcome] = {}
+        for index, data in enumerate(texts):
+            job = Job("/nowhere/m.py", TABLE, text=Text(data, content_digest(data)))
+            pool.submit(job, lambda o, i=index: outcomes.__setitem__(i, o))
+        drive(pool, lambda: len(outcomes) == len(texts), timeout=60)
+        analyst = Analyst(lambda *a, **k: None)
+        for index, data in enumerate(texts):
+            want = analyst.analyze_text("/m.py", Text(data, content_digest(data)), TABLE)
+            assert outcomes[index].report == want.report, index
+            assert outcomes[index].digest == content_digest(data)
+        assert len(cc_findings(outcomes[2])) == 1
+    finally:
+        pool.close()
+
+
+def cc_findings(outcome: Outcome) -> list[Any]:
+    return [f for f in outcome.report.findings if f.metric == "radon_cc"]

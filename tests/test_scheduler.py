@@ -13,12 +13,14 @@ from collections.abc import Sequence
 
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gzguide.analysis.model import EMPTY_REPORT
 from gzguide.analysis.thresholds import default_thresholds, parse_thresholds
 from gzguide.answer import WorkerRef
-from gzguide.freshness import CacheState
-from gzguide.workers import Job, ipc
+from gzguide.freshness import CacheState, content_digest
+from gzguide.workers import Job, Text, ipc
 from gzguide.workers.scheduler import (
     MAX_FAILED_STARTS,
     PIPELINE_DEPTH,
@@ -319,3 +321,81 @@ def test_events_for_a_gone_worker_are_ignored() -> None:
     host = Host()
     assert host.scheduler.received(0, ready(), host.now) == []
     assert host.scheduler.ended(0, host.now) == []
+
+
+# -- texts: their bytes follow their job, outside the msgpack ------------------------------
+
+
+def text_of(data: bytes) -> Text:
+    return Text(data, content_digest(data))
+
+
+def test_a_text_job_sends_its_bytes_as_they_are_after_its_message() -> None:
+    host = Host()
+    data = b"def f():\n    return 1\n" * 1000
+    (send,) = of(Send, host.submit(1, text=text_of(data)))
+    assert send.text is data  # the job's own bytes: not copied into the message
+    (job,) = sent_jobs([send])
+    assert (job.text_digest, job.text_bytes) == (content_digest(data), len(data))
+    assert b"return 1" not in send.data  # the message holds no text
+    (plain,) = of(Send, host.submit(2))
+    assert plain.text is None and sent_jobs([plain])[0].text_digest is None
+
+
+def test_a_text_job_in_the_hands_of_a_worker_that_died_goes_to_its_successor_whole() -> None:
+    host = Host()
+    host.submit(1)
+    data = b"x = 1\n"
+    host.submit(2, text=text_of(data))
+    actions = host.end(0)  # job 1 fails; job 2, a text, is sent again
+    assert [c.token for c in of(Complete, actions)] == [1]
+    (send,) = of(Send, actions)
+    assert send.text is data and sent_jobs([send])[0].text_bytes == len(data)
+
+
+def test_the_job_failed_line_of_a_text_says_so() -> None:
+    host = Host()
+    host.submit(1, text=text_of(b"x = 1\n"))
+    host.receive(0, ready())
+    (notice,) = [n for n in of(Notice, host.tick(host.now + TIMEOUT)) if n.event == "job_failed"]
+    assert notice.fields["source"] == "text" and notice.fields["reason"] == "timeout"
+
+
+def job_stream(jobs: list[tuple[int, bytes | None]]) -> bytes:
+    """The job pipe's bytes for ``(seq, text)`` jobs, as the pool writes them."""
+    out = b""
+    for seq, text in jobs:
+        if text is None:
+            out += ipc.pack(ipc.Job(seq, f"/m{seq}.py", "fp"))
+        else:
+            digest = content_digest(text)
+            out += ipc.pack(ipc.Job(seq, f"/m{seq}.py", "fp", None, digest, len(text))) + text
+    return out
+
+
+@given(
+    jobs=st.lists(
+        st.tuples(st.integers(0, 10**6), st.none() | st.binary(max_size=300)), max_size=8
+    ),
+    cuts=st.lists(st.integers(1, 400), max_size=40),
+)
+def test_the_job_reader_gives_every_job_with_its_text_however_the_bytes_are_cut(
+    jobs: list[tuple[int, bytes | None]], cuts: list[int]
+) -> None:
+    stream = job_stream(jobs)
+    reader = ipc.job_reader()
+    got: list[tuple[int, bytes | None]] = []
+    start = 0
+    for size in [*cuts, len(stream)]:
+        reader.feed(stream[start : start + size])
+        start += size
+        got += [(job.seq, text) for job, text in reader.jobs()]
+    assert reader.broken is None
+    assert got == jobs
+
+
+def test_a_job_reader_breaks_on_a_text_past_the_message_limit() -> None:
+    reader = ipc.job_reader()
+    huge = ipc.MAX_MESSAGE_BYTES + 1
+    reader.feed(ipc.pack(ipc.Job(1, "/m.py", "fp", None, b"d" * 16, huge)) + b"x" * 10)
+    assert reader.jobs() == [] and reader.broken is not None

@@ -735,7 +735,7 @@ def test_lifecycle_before_initialize(server: ServerProcess, tmp_path: Path) -> N
     server.request(message(id="m2")).expect_error(-32601, "m2")
     # Now a valid initialize (a 1.x client, patch component and extra params allowed).
     response = server.request(message("initialize", {"clientVersion": "1.7.2", "x": 1}, id=3))
-    assert response.result == {"version": "1.0", "capabilities": ["analyze"]}
+    assert response.result == {"version": "1.1", "capabilities": ["analyze", "analyze.text"]}
     assert len(cc(server.analyze(path).hints)) == 2
 
 
@@ -759,7 +759,7 @@ def test_lifecycle_initialized_then_shutdown(ready: ServerProcess, tmp_path: Pat
 def test_initialize_compares_majors_as_integers(spawn: Spawn) -> None:
     server = spawn(*NO_WORKERS)
     response = server.request(initialize_message(1, "01.2"))
-    assert response.result == {"version": "1.0", "capabilities": ["analyze"]}
+    assert response.result == {"version": "1.1", "capabilities": ["analyze", "analyze.text"]}
     server.close_stdin()
     assert server.finish(0) == []
 

@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from gzguide import PROTOCOL_VERSION
 from gzguide.analysis.model import FileReport, Finding
 from gzguide.answer import Answer, FileAnswer, WorkerRef, unanswered
 from gzguide.framing import encode_frame
@@ -27,21 +28,36 @@ from gzguide.messages import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
+    PROTOCOLS,
     VERSION_MISMATCH,
     AnalyzeParams,
     AnalyzeResponse,
     AnalyzeResult,
+    AnalyzeTextParams,
     EmptyResult,
+    ErrorResponse,
     Hint,
     InitializeResult,
+    Request,
     Response,
     ResponseEncoder,
     ResultResponse,
     answer_hints,
+    decode_params,
+    decode_request,
+    decode_text_analyze,
     encode_response,
     error_response,
 )
-from gzguide.session import Pending, Reply, RequestRecord, Session, State, StopReason
+from gzguide.session import (
+    Pending,
+    Reply,
+    RequestRecord,
+    Session,
+    State,
+    StopReason,
+    negotiate,
+)
 from protocol_client import (
     HINT_SCHEMA,
     PROTOCOL_SCHEMA,
@@ -179,19 +195,40 @@ def test_example_1_initialize_answer_byte_for_byte(new: Conversation) -> None:
     assert new.state is State.READY
 
 
+RESULT_1_0 = {"version": "1.0", "capabilities": ["analyze"]}
+RESULT_1_1 = {"version": "1.1", "capabilities": ["analyze", "analyze.text"]}
+
+
 @pytest.mark.parametrize(
-    "version", ["1.0", "1.9", "1.0.3", "1.2.3.4", "01.2", "001.0", "1.0-beta", "1.0rc1", "1.99999"]
+    ("version", "result"),
+    [
+        ("1.0", RESULT_1_0),
+        ("1.0.3", RESULT_1_0),
+        ("001.0", RESULT_1_0),
+        ("1.00", RESULT_1_0),
+        ("1.0-beta", RESULT_1_0),
+        ("1.0rc1", RESULT_1_0),
+        # Protocol 1.1: a client of minor 1 or more gets 1.1, the highest implemented.
+        ("1.1", RESULT_1_1),
+        ("1.01", RESULT_1_1),
+        ("1.9", RESULT_1_1),
+        ("1.2.3.4", RESULT_1_1),
+        ("01.2", RESULT_1_1),
+        ("1.99999", RESULT_1_1),
+        ("1." + "9" * 5000, RESULT_1_1),
+    ],
 )
-def test_initialize_same_major(new: Conversation, version: str) -> None:
+def test_initialize_same_major(new: Conversation, version: str, result: dict[str, Any]) -> None:
     decoded, reply = answer(new, init(7, version))
-    assert decoded == {"id": 7, "result": {"version": "1.0", "capabilities": ["analyze"]}}
+    assert decoded == {"id": 7, "result": result}
     assert reply.stop is None
     assert new.state is State.READY
+    assert reply.record is not None and reply.record.protocol == result["version"]
 
 
 def test_initialize_ignores_unknown_params(new: Conversation) -> None:
     decoded, _ = answer(new, init(1, "1.4", clientName="vim", features={"x": [1, 2]}))
-    assert decoded["result"]["version"] == "1.0"
+    assert decoded["result"]["version"] == "1.1"
     assert new.state is State.READY
 
 
@@ -893,3 +930,198 @@ def test_hint_schema_rejects_a_multi_line_headline() -> None:
     assert not validator.is_valid({**hint, "doctrinal_frame_headline": "trailing\n"})
     assert not validator.is_valid({**hint, "precedence_band": "warn"})
     assert not validator.is_valid({**hint, "start_line": 0})
+
+
+# -- protocol 1.1: the buffer's text ------------------------------------------------------
+
+
+def session_at(version: str) -> Session:
+    session = Session()
+    reply = session.handle_body(as_body(init(1, version)))
+    assert isinstance(reply, Reply) and reply.stop is None
+    return session
+
+
+def test_a_1_1_initialize_answer_byte_for_byte() -> None:
+    session = Session()
+    reply = session.handle_body(b'{"id":1,"method":"initialize","params":{"clientVersion":"1.1"}}')
+    assert isinstance(reply, Reply)
+    assert encode_frame(encode_response(reply.response)) == (
+        b"Content-Length: 77\r\n\r\n"
+        b'{"id":1,"result":{"version":"1.1","capabilities":["analyze","analyze.text"]}}'
+    )
+    assert session.protocol is not None and session.protocol.text
+
+
+def test_negotiate_picks_the_highest_version_the_clients_minor_reaches() -> None:
+    versions = {v: negotiate(v).version for v in ("1.0", "1.00", "1.1", "1.01", "1.10", "1.9.9")}
+    assert versions == {
+        "1.0": "1.0",
+        "1.00": "1.0",
+        "1.1": "1.1",
+        "1.01": "1.1",
+        "1.10": "1.1",
+        "1.9.9": "1.1",
+    }
+    # The highest version implemented is the one the server announces in its logs.
+    assert PROTOCOLS[-1].version == PROTOCOL_VERSION
+
+
+@pytest.mark.parametrize("text", ["x = 1\n", 5, None, True, [1], {"a": "b"}, ""])
+def test_a_1_0_session_ignores_text_whatever_it_is(text: Any) -> None:
+    session = session_at("1.0")
+    body = as_body(analyze(2, file_path="m.py", cursor_position=3, text=text))
+    step = session.handle_body(body)
+    assert step == Pending(2, AnalyzeParams("m.py", 3), len(body))
+
+
+@pytest.mark.parametrize(
+    "text", ["", "x = 1\n", "é€😀\r\n", "\x00", "a" * 70_000, "# coding: latin-1\nx = 'é'\n"]
+)
+def test_a_1_1_session_passes_the_text_on_as_utf8(text: str) -> None:
+    session = session_at("1.1")
+    body = as_body(analyze(2, file_path="m.py", cursor_position=3, text=text))
+    step = session.handle_body(body)
+    assert step == Pending(2, AnalyzeParams("m.py", 3), len(body), text.encode("utf-8"))
+    # With every character outside ASCII escaped (\\uXXXX, pairs for emoji): the same text.
+    escaped = json.dumps({"id": 2, "method": "analyze", "params": {"file_path": "m", "text": text}})
+    step = session.handle_body(escaped.encode("ascii"))
+    assert isinstance(step, Pending) and step.text == text.encode("utf-8")
+
+
+def test_a_1_1_session_without_text_asks_for_the_file() -> None:
+    session = session_at("1.7")
+    step = session.handle_body(as_body(analyze(2, file_path="m.py")))
+    assert isinstance(step, Pending) and step.text is None
+    assert step.params == AnalyzeParams("m.py")
+
+
+@pytest.mark.parametrize("text", [5, 1.5, None, True, False, [], ["x"], {}, {"text": "x"}])
+def test_a_1_1_session_refuses_a_text_that_is_not_a_string(text: Any) -> None:
+    session = session_at("1.1")
+    reply = session.handle_body(as_body(analyze(2, file_path="m.py", text=text)))
+    assert isinstance(reply, Reply)
+    decoded = check_body(encode_response(reply.response))
+    assert decoded["error"]["code"] == INVALID_PARAMS
+    assert "`params.text`" in decoded["error"]["message"]
+    # Other params are still checked first where they come first.
+    reply = session.handle_body(as_body(analyze(3, file_path="", text="x")))
+    assert (
+        isinstance(reply, Reply)
+        and "file_path" in check_body(encode_response(reply.response))["error"]["message"]
+    )
+
+
+def test_a_1_1_session_takes_a_cursor_too_long_for_an_int_with_its_text() -> None:
+    session = session_at("1.1")
+    body = b'{"id":2,"method":"analyze","params":{"file_path":"m","cursor_position":%b,"text":"x"}}'
+    step = session.handle_body(body % (b"7" * 5000))
+    assert isinstance(step, Pending) and step.text == b"x"
+    assert step.params.cursor_position is not None and step.params.cursor_position > 2**63
+    reply = session.handle_body(
+        b'{"id":3,"method":"analyze","params":{"file_path":"m","cursor_position":%b,"text":7}}'
+        % (b"7" * 5000)
+    )
+    assert isinstance(reply, Reply) and isinstance(reply.response, ErrorResponse)
+    assert reply.response.error.code == INVALID_PARAMS
+
+
+def test_the_log_record_of_a_text_says_so_and_how_big_it_was() -> None:
+    part = FileAnswer("m.py", FileReport([FINDING]), CacheState.MEMO)
+    answer = Answer("m.py", None, (part,), text_bytes=1234)
+    fields = RequestRecord(3, "analyze", "ok", 1300, answer).log_fields(0.5)
+    assert fields["source"] == "text" and fields["text_bytes"] == 1234
+    assert fields["cache"] == "memo" and fields["worker"] is None
+    initialized = session_at("1.2").handle_body(as_body(init(2, "1.0")))
+    assert isinstance(initialized, Reply) and initialized.record is not None
+    assert "protocol" not in initialized.record.log_fields(0.1)  # an error: nothing set
+    first = Session().handle_body(as_body(init(1, "1.3")))
+    assert isinstance(first, Reply) and first.record is not None
+    assert first.record.log_fields(0.1)["protocol"] == "1.1"
+
+
+def test_the_shipped_schema_states_the_1_1_rule() -> None:
+    results = validator_for(PROTOCOL_SCHEMA, "/$defs/InitializeResult")
+    for protocol in PROTOCOLS:
+        answer = {"version": protocol.version, "capabilities": list(protocol.capabilities)}
+        results.validate(answer)
+        assert answer in load_schema(PROTOCOL_SCHEMA)["$defs"]["InitializeResult"]["examples"]
+    text_params = validator_for(PROTOCOL_SCHEMA, "/$defs/AnalyzeTextParams")
+    for params in (
+        {"file_path": "m.py", "text": ""},
+        {"file_path": "m.py", "text": "x = 1\n", "cursor_position": 3},
+        {"file_path": "m.py", "cursor_position": None},
+    ):
+        text_params.validate(params)
+    for bad in (5, None, True, ["x"], {"x": 1}):
+        assert not text_params.is_valid({"file_path": "m.py", "text": bad})
+    # A 1.0 session's params accept any text, as they accept any unknown field.
+    for anything in ("x", 5, None):
+        validator_for(PROTOCOL_SCHEMA, "/$defs/AnalyzeParams").validate(
+            {"file_path": "m.py", "text": anything}
+        )
+
+
+_members = st.sampled_from(
+    [
+        '"id":1',
+        '"id":"a"',
+        '"id":true',
+        '"id":1.5',
+        '"method":"analyze"',
+        '"method":"analyse"',
+        '"method":""',
+        '"method":5',
+        '"params":{"file_path":"m.py","text":"x = 1\\n"}',
+        '"params":{"file_path":"m.py","text":"\\u00e9\\ud83d\\ude00","cursor_position":3}',
+        '"params":{"text":"x","file_path":"m.py","cursor_position":null}',
+        '"params":{"file_path":"m.py"}',
+        '"params":{"file_path":"m.py","text":5}',
+        '"params":{"file_path":"m.py","text":"x","cursor_position":-1}',
+        '"params":{"file_path":"m.py","text":"x","cursor_position":' + "9" * 30 + "}",
+        '"params":{"file_path":"","text":"x"}',
+        '"params":[1]',
+        '"params":null',
+        '"extra":{"text":7}',
+    ]
+)
+
+
+@given(st.lists(_members, max_size=6))
+def test_a_1_1_request_decoded_in_one_pass_is_what_the_general_way_decodes(
+    members: list[str],
+) -> None:
+    body = ("{" + ",".join(members) + "}").encode()
+    fast = decode_text_analyze(body)
+    general = decode_request(body)
+    if fast is None:
+        return
+    request_id, params = fast
+    assert isinstance(general, Request) and general.method == "analyze"
+    assert general.id == request_id and type(general.id) is type(request_id)
+    assert decode_params(general.params, AnalyzeTextParams) == params
+
+
+def test_one_pass_decoding_declines_what_it_must_not_answer() -> None:
+    for body in (
+        b'{"id":1,"method":"analyze","params":{"file_path":"m","text":"x"}} x',
+        b'{"id":1,"method":"analyze","params":{"file_path":"m","text":"\\xff"}}',
+        b'{"id":1,"method":"analyze","params":{"file_path":"m","text":"x"},"z":"\xff"}',
+        b'{"id":1,"method":"shutdown","params":{"file_path":"m","text":"x"}}',
+        b'{"id":1,"method":"analyze","params":{"file_path":"m","text":"x"},"method":"x"}',
+    ):
+        assert decode_text_analyze(body) is None, body
+    # Taken the general way, each gets the answer it always got.
+    session = session_at("1.1")
+    replies = [
+        session.handle_body(b'{"id":1,"method":"analyze","params":{"file_path":"m","text":"x"}} x'),
+        session.handle_body(
+            b'{"id":2,"method":"analyze","params":{"file_path":"m","text":"\\xff"}}'
+        ),
+    ]
+    codes = [
+        r.response.error.code
+        for r in replies
+        if isinstance(r, Reply) and isinstance(r.response, ErrorResponse)
+    ]
+    assert codes == [PARSE_ERROR, PARSE_ERROR]

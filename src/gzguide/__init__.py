@@ -2,5 +2,6 @@
 
 __version__ = "0.1.0"
 
-#: The protocol version this server speaks (major.minor).
-PROTOCOL_VERSION = "1.0"
+#: The highest protocol version this server speaks (major.minor); a client gets the
+#: version its own reaches (see ``session.negotiate``).
+PROTOCOL_VERSION = "1.1"

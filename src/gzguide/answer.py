@@ -49,6 +49,9 @@ class Answer(msgspec.Struct, frozen=True):
     directory: bool = False
     #: False when listing the directory was stopped at its share of the budget.
     walk_complete: bool = True
+    #: For a request that sent the buffer's text: the text's size in bytes (its UTF-8
+    #: form); None when the file on disk was analyzed.
+    text_bytes: int | None = None
 
     def hint_count(self) -> int:
         files = self.files
@@ -57,6 +60,6 @@ class Answer(msgspec.Struct, frozen=True):
         return sum(len(part.report.findings) for part in files)
 
 
-def unanswered(path: str, cursor: int | None) -> Answer:
+def unanswered(path: str, cursor: int | None, text_bytes: int | None = None) -> Answer:
     """The answer to a request that could not be analyzed at all: no hints, no cache state."""
-    return Answer(path, cursor, ())
+    return Answer(path, cursor, (), text_bytes=text_bytes)

@@ -2,6 +2,7 @@
 
 ``gz complexity guide --server``   serve the authoring-guide protocol on stdin/stdout
 ``gz complexity guide PATH...``    print the hints the server would give for PATHs
+``gz complexity guide --stdin-path NAME``  the same for the text on stdin, reported as NAME
 ``gz complexity measure PATH...``  print every metric value, in or out of any band
 ``gz complexity logs FILE...``     summarize server log files (``--json`` for JSON)
 
@@ -14,7 +15,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
     from gzguide.workers import Backend
@@ -59,6 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     guide.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to analyze")
     guide.add_argument("--server", action="store_true", help="serve the protocol on stdio")
     guide.add_argument("--json", action="store_true", help="print protocol hint objects as JSON")
+    guide.add_argument(
+        "--stdin-path",
+        default=None,
+        metavar="NAME",
+        help="analyze the text read from stdin (an editor's buffer) and report it as NAME",
+    )
     guide.add_argument(
         "--root", default=None, help="workspace root for relative paths (default: cwd)"
     )
@@ -115,12 +122,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_broken_pipe()
     if args.tool == "complexity" and args.command == "guide":
         if args.server:
-            if args.paths:
-                print("gz: --server takes no PATH arguments", file=sys.stderr)
+            if args.paths or args.stdin_path is not None:
+                print("gz: --server takes no PATH arguments nor --stdin-path", file=sys.stderr)
                 return 2
             return run_server(args)
+        if args.stdin_path is not None:
+            if args.paths or not args.stdin_path:
+                print("gz: --stdin-path takes a NAME, and no PATH arguments", file=sys.stderr)
+                return 2
+            return run_stdin(args)
         if not args.paths:
-            print("gz: give PATHs to analyze, or --server", file=sys.stderr)
+            print("gz: give PATHs to analyze, --stdin-path NAME, or --server", file=sys.stderr)
             return 2
         return run_oneshot(args)
     if args.tool == "complexity" and args.command == "logs":
@@ -210,8 +222,6 @@ def _make_backend(
 
 
 def run_oneshot(args: argparse.Namespace) -> int:
-    import msgspec
-
     from gzguide.messages import AnalyzeParams, Hint, answer_hints
     from gzguide.service import AnalysisService
     from gzguide.workers.inprocess import InProcessBackend
@@ -221,11 +231,57 @@ def run_oneshot(args: argparse.Namespace) -> int:
     hints: list[Hint] = []
     for path in args.paths:
         hints.extend(answer_hints(service.analyze_now(AnalyzeParams(file_path=path))))
-    if args.json:
+    print_hints(hints, args.json)
+    return 0
+
+
+def run_stdin(args: argparse.Namespace) -> int:
+    """The hints for the text on stdin, as the server gives them for a buffer sent as text.
+
+    The bytes are analyzed as they are (as a file holding them would be); NAME is
+    what the hints report, and resolves against ``--root`` for the workspace's
+    threshold table. Nothing is read from disk for it.
+    """
+    from gzguide.analysis.source import MAX_SOURCE_BYTES
+    from gzguide.messages import answer_hints
+    from gzguide.service import AnalysisService
+    from gzguide.workers.inprocess import InProcessBackend
+
+    text = read_capped(sys.stdin.buffer, MAX_SOURCE_BYTES)
+    if text is None:  # what the server answers for such a text: no hints
+        print(f"gz: {args.stdin_path}: more than {MAX_SOURCE_BYTES} bytes", file=sys.stderr)
+        print_hints([], args.json)
+        return 0
+    root = os.path.abspath(args.root or os.getcwd())
+    service = AnalysisService(root, InProcessBackend())
+    print_hints(answer_hints(service.analyze_text_now(args.stdin_path, text)), args.json)
+    return 0
+
+
+def read_capped(stream: BinaryIO, limit: int) -> bytes | None:
+    """All of ``stream``'s bytes, or None when there are more than ``limit``.
+
+    The rest of a longer input is still read (and dropped), so a writer piping a
+    buffer in never meets a closed pipe.
+    """
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := stream.read(1 << 16):
+        total += len(chunk)
+        if total <= limit:
+            chunks.append(chunk)
+        else:
+            chunks.clear()
+    return None if total > limit else b"".join(chunks)
+
+
+def print_hints(hints: Sequence[Any], as_json: bool) -> None:
+    import msgspec
+
+    if as_json:
         sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(hints), indent=2) + b"\n")
     else:
         sys.stdout.write(format_table(hints))
-    return 0
 
 
 def run_measure(args: argparse.Namespace) -> int:

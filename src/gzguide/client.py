@@ -414,6 +414,7 @@ class GuideClient:
     def initialize(
         self, client_version: str = "1.0", timeout: float = DEFAULT_TIMEOUT
     ) -> InitializeResult:
+        """Start the session; ``client_version="1.1"`` for a session that may send texts."""
         result = self.call("initialize", {"clientVersion": client_version}, timeout)
         return _initialize_result.decode(result)
 
@@ -422,11 +423,19 @@ class GuideClient:
         file_path: str,
         cursor_position: int | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        text: str | None = None,
     ) -> list[Hint]:
-        """The hints for a file or a directory (a relative path is under the server's root)."""
+        """The hints for a file or a directory (a relative path is under the server's root).
+
+        With ``text`` (a 1.1 session: see :meth:`initialize`), the hints are for that
+        buffer's contents, reported as ``file_path``, and ``cursor_position`` is a
+        byte offset into its UTF-8 encoding; the file is not read.
+        """
         params: dict[str, Any] = {"file_path": file_path}
         if cursor_position is not None:
             params["cursor_position"] = cursor_position
+        if text is not None:
+            params["text"] = text
         return _analyze_result.decode(self.call("analyze", params, timeout)).hints
 
     def shutdown(self, timeout: float = DEFAULT_TIMEOUT) -> int | None:

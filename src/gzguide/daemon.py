@@ -246,7 +246,13 @@ class Server:
         step = self.session.handle_body(frame.body)
         if isinstance(step, Pending):
             self._pending = (step, started)
-            self.service.analyze(step.params, self._answered)
+            if step.text is None:
+                self.service.analyze(step.params, self._answered)
+            else:
+                params = step.params
+                self.service.analyze_text(
+                    params.file_path, step.text, params.cursor_position, self._answered
+                )
         else:
             self._finish(step, started)
 

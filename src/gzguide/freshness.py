@@ -15,6 +15,12 @@ result read from a version whose mtime is not safely older than the moment its
 bytes were read (by :data:`RACY_WINDOW_NS`) is not trusted on identity alone: the
 content must be compared again, or the result not kept.
 
+**Content digests.** A version's bytes are also known by their digest
+(:func:`content_digest`), which is all there is to know of an editor's buffer
+sent as text: nothing on disk stands behind it, so it is never racy, and a
+buffer whose bytes equal a file's shares whatever was computed from that file.
+The racy rule's content comparison uses the same digest.
+
 **Cache states** (:class:`CacheState`) are what the log's ``cache`` field says
 about how a file's answer was obtained.
 """
@@ -31,6 +37,23 @@ RACY_WINDOW_NS: Final = 2_000_000_000
 
 #: (mtime ns, ctime ns, size, inode, device).
 Identity = tuple[int, int, int, int, int]
+
+
+#: The length of a :func:`content_digest`.
+DIGEST_BYTES: Final = 16
+
+
+def content_digest(data: bytes) -> bytes:
+    """The digest that identifies a version by its bytes (SHA-256, first 16 bytes).
+
+    SHA-256 because OpenSSL computes it with the CPU's SHA instructions where there
+    are some (every buffer an editor sends again is hashed on the request path);
+    128 bits keep accidental collisions out of reach. ``hashlib`` is imported on
+    first use: the frontend's start-up does not wait for it.
+    """
+    import hashlib
+
+    return hashlib.sha256(data).digest()[:DIGEST_BYTES]
 
 
 def identity_of(st: os.stat_result) -> Identity:

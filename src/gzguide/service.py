@@ -1,4 +1,4 @@
-"""From an ``analyze`` request's params to an :class:`~gzguide.answer.Answer`.
+"""From an ``analyze`` request's params, or a buffer's text, to an :class:`~gzguide.answer.Answer`.
 
 This is the seam between the protocol and the analysis: it resolves the request's
 path against the workspace root, expands a directory into its source files, takes
@@ -6,6 +6,12 @@ the workspace's threshold table, answers unchanged files from the memo and hands
 the others to a backend as jobs, and gathers the reports into an answer whose
 parts name the paths the hints will echo. It knows neither how frames look, nor
 how hints are encoded, nor how metrics are computed.
+
+A buffer's text (:meth:`AnalysisService.analyze_text`, whatever front end
+received it) takes the same way, known by its content digest instead of a stat:
+the memo answers bytes it has seen (a buffer sent again, or equal to a file
+version analyzed before), the job carries the bytes to the worker of its file,
+and nothing is read from disk.
 
 An answer is given through a callback: at once when nothing needs a backend's
 work (or the backend works in-process), later when jobs went to worker
@@ -22,10 +28,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from gzguide.analysis.discovery import Walk
+from gzguide.analysis.model import EMPTY_REPORT
+from gzguide.analysis.source import MAX_SOURCE_BYTES
 from gzguide.answer import Answer, FileAnswer, unanswered
-from gzguide.freshness import stat_or_none
+from gzguide.freshness import CacheState, content_digest, stat_or_none
 from gzguide.messages import AnalyzeParams
-from gzguide.workers import Backend, Job, Outcome
+from gzguide.workers import Backend, Job, Outcome, Text
 from gzguide.workers.memo import Memo
 from gzguide.workspace import ThresholdSource
 
@@ -130,10 +138,74 @@ class AnalysisService:
             raise RuntimeError("analyze_now needs a backend that answers at once")
         return answers[0]
 
+    def analyze_text(
+        self, file_path: str, text: bytes, cursor: int | None, done: AnswerSink
+    ) -> None:
+        """Answer for a buffer of ``file_path`` holding ``text`` (its UTF-8 form) through ``done``.
+
+        Nothing is read from disk: ``file_path`` is what the hints echo, and where
+        the job goes (the worker that caches its file); ``cursor`` is an offset into
+        ``text``. The text is analyzed as a file holding those bytes would be.
+        Answered once, and at once when nothing must be awaited; a bug in here
+        costs the one answer, as for :meth:`analyze`.
+        """
+        once = _Once(done)
+        try:
+            answer = self._analyze_text(file_path, text, cursor, once)
+        except Exception as exc:
+            answer = self._failed_text(file_path, text, cursor, exc)
+        if answer is not None:
+            once(answer)
+
+    def analyze_text_now(self, file_path: str, text: bytes, cursor: int | None = None) -> Answer:
+        """:meth:`analyze_text`'s answer, from a backend that answers before it returns."""
+        answers: list[Answer] = []
+        self.analyze_text(file_path, text, cursor, answers.append)
+        if not answers:
+            raise RuntimeError("analyze_text_now needs a backend that answers at once")
+        return answers[0]
+
     def _failed(self, params: AnalyzeParams, exc: Exception) -> Answer:
         if self._on_error is not None:
             self._on_error("analyze_failed", file_path=params.file_path, error=repr(exc))
         return unanswered(params.file_path, params.cursor_position)
+
+    def _failed_text(
+        self, file_path: str, text: bytes, cursor: int | None, exc: Exception
+    ) -> Answer:
+        if self._on_error is not None:
+            self._on_error("analyze_failed", file_path=file_path, source="text", error=repr(exc))
+        return unanswered(file_path, cursor, len(text))
+
+    def _analyze_text(
+        self, requested: str, text: bytes, cursor: int | None, done: _Once
+    ) -> Answer | None:
+        """The answer when it is known at once; None when ``done`` will get it."""
+        size = len(text)
+        if size > MAX_SOURCE_BYTES:
+            part = FileAnswer(requested, EMPTY_REPORT, CacheState.UNANALYZABLE)
+            return Answer(requested, cursor, (part,), text_bytes=size)
+        table = self.thresholds.current()
+        fingerprint = table.fingerprint
+        digest = content_digest(text)
+        memo = self.memo
+        if memo is not None:
+            known = memo.lookup_text(digest, fingerprint)
+            if known is not None:
+                return Answer(requested, cursor, (_part(requested, known),), text_bytes=size)
+
+        def finished(outcome: Outcome) -> None:
+            try:
+                if memo is not None:
+                    memo.store_text(digest, fingerprint, outcome)
+                answer = Answer(requested, cursor, (_part(requested, outcome),), text_bytes=size)
+            except Exception as exc:
+                answer = self._failed_text(requested, text, cursor, exc)
+            done(answer)
+
+        job = Job(self.resolve(requested), table, text=Text(text, digest))
+        self.backend.submit(job, finished)
+        return None
 
     def _analyze(self, params: AnalyzeParams, done: _Once) -> Answer | None:
         """The answer when it is known at once; None when ``done`` will get it."""

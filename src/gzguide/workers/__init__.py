@@ -8,6 +8,9 @@
 * :class:`~gzguide.workers.fallback.Fallback` is the pool until the pool cannot
   start workers, and in-process analysis from then on.
 
+A job is a file to read, or a text: an editor's buffer, whose bytes travel with
+the job (nothing is read from disk for it) and are known by their content digest.
+
 A backend may answer a job before :meth:`Backend.submit` returns (in-process) or
 later (the pool, from the server's loop); either way it calls the job's ``done``
 exactly once. The service keeps a memo of finished reports in front of it
@@ -31,18 +34,39 @@ from gzguide.freshness import CacheState, Identity
 if TYPE_CHECKING:
     from gzguide.analysis.thresholds import Thresholds
 
-__all__ = ["Backend", "Done", "EventSink", "Job", "Outcome", "WorkerRef", "failed", "past"]
+__all__ = [
+    "Backend",
+    "Done",
+    "EventSink",
+    "Job",
+    "Outcome",
+    "Text",
+    "WorkerRef",
+    "failed",
+    "past",
+]
+
+
+class Text(msgspec.Struct, frozen=True, gc=False):
+    """A buffer's contents, analyzed in place of the file: its bytes and their digest."""
+
+    data: bytes
+    #: ``freshness.content_digest(data)``, computed once by whoever received the bytes.
+    digest: bytes
 
 
 class Job(msgspec.Struct, frozen=True):
-    """One file to analyze."""
+    """One file, or one buffer's text, to analyze."""
 
-    #: The file's absolute path: what is read, and what picks the worker.
+    #: The file's absolute path: what is read (unless ``text`` is given), and what
+    #: picks the worker (a buffer goes where its file goes, so they share a cache).
     path: str
     #: The threshold table the report is evaluated under.
     thresholds: Thresholds
     #: ``time.monotonic()`` seconds: a job not started by then is ``skipped``.
     start_by: float | None = None
+    #: The bytes to analyze instead of the file's.
+    text: Text | None = None
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -56,6 +80,8 @@ class Outcome(msgspec.Struct, frozen=True):
     read_at_ns: int = 0
     #: Which worker produced it; None in-process or from the memo.
     worker: WorkerRef | None = None
+    #: The content digest of the bytes the report is for (None: none were analyzed).
+    digest: bytes | None = None
 
 
 Done = Callable[[Outcome], None]

@@ -1,15 +1,18 @@
-"""The analyst: one file path in, its report out, with a cache of parsed versions.
+"""The analyst: one file path (or one buffer's text) in, its report out, with a cache.
 
 This is what runs inside each worker process (and in-process with ``--workers 0``).
 An unchanged file is neither re-read nor re-parsed; a changed one is parsed once.
+A buffer's text is analyzed exactly as a file holding those bytes would be, and
+bytes parsed once, for a file or for a text, are not parsed again for the other
+(the cache finds versions by content digest too).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final
 
@@ -18,9 +21,9 @@ from gzguide.analysis.model import EMPTY_REPORT, FileReport
 from gzguide.analysis.parsed import parse_module
 from gzguide.analysis.source import MAX_SOURCE_BYTES, read_source_bytes
 from gzguide.analysis.thresholds import Thresholds
-from gzguide.freshness import CacheState, Identity, identity_of
-from gzguide.workers import Outcome
-from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache
+from gzguide.freshness import CacheState, Identity, content_digest, identity_of
+from gzguide.workers import Outcome, Text
+from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache, Key, text_key
 
 #: Parsed trees cost far more memory than their source; this factor turns a file's
 #: size into the cache weight of what is kept of its parsed version: the bytes the
@@ -30,10 +33,12 @@ from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache
 AST_WEIGHT_FACTOR: Final = 40
 DEFAULT_MAX_ENTRIES: Final = 2048
 DEFAULT_MAX_WEIGHT: Final = TOTAL_CACHE_BYTES
-
-
-def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
+#: Buffers whose latest text is kept parsed, the most recently sent ones. Each edit
+#: makes a new version, and one sent again is the frontend memo's to answer, so a
+#: text's parse is kept for two things only: the file saved with those bytes, and
+#: the same text under another threshold table. Both concern the buffers being
+#: typed in now, and a bound this small keeps typing from growing the cache.
+MAX_TEXT_ENTRIES: Final = 2
 
 
 def _measure_bytes(data: bytes) -> Measured | None:
@@ -62,6 +67,8 @@ class Analyst:
         self._emit = on_event
         self.cache: FileCache[Measured | None] = FileCache(max_entries, max_weight)
         self.parses = 0
+        #: The files whose buffers have a text entry, least recently sent first.
+        self._texts: OrderedDict[str, None] = OrderedDict()
 
     def analyze(self, path: str, thresholds: Thresholds) -> Outcome:
         """The report of the file at ``path`` under ``thresholds``, and how it was obtained."""
@@ -79,10 +86,40 @@ class Analyst:
         if entry is not None and entry.identity == identity and entry.is_racy():
             entry, state = self._verify(path, entry)
         if entry is None or entry.identity != identity:
-            entry = self._load(path, identity)
-            if entry is None:
+            loaded = self._load(path, identity)
+            if loaded is None:
                 return Outcome(EMPTY_REPORT, CacheState.UNANALYZABLE)
+            entry, parsed = loaded
+            # Bytes parsed already (for a buffer since saved, or another file) are a hit.
+            state = CacheState.MISS if parsed else CacheState.HIT
+        return self._outcome(entry, state, thresholds)
+
+    def analyze_text(self, path: str, text: Text, thresholds: Thresholds) -> Outcome:
+        """The report of a buffer of ``path``'s file holding ``text``; the file is not read.
+
+        Bytes with a version in the cache already (the file on disk, or this or
+        another buffer) are a ``hit``; new bytes are parsed and kept as the
+        buffer's one cached version, replacing its previous one.
+        """
+        data = text.data
+        if len(data) > MAX_SOURCE_BYTES:
+            return Outcome(EMPTY_REPORT, CacheState.UNANALYZABLE)
+        entry = self.cache.by_digest(text.digest)
+        state = CacheState.HIT
+        if entry is None:
+            entry, _parsed = self._parse(text_key(path), path, data, text.digest, None, 0)
             state = CacheState.MISS
+            self._texts[path] = None
+            self._texts.move_to_end(path)
+            while len(self._texts) > MAX_TEXT_ENTRIES:
+                oldest, _ = self._texts.popitem(last=False)
+                self.cache.discard(text_key(oldest))
+        return self._outcome(entry, state, thresholds)
+
+    def _outcome(
+        self, entry: Entry[Measured | None], state: CacheState, thresholds: Thresholds
+    ) -> Outcome:
+        """``entry``'s report under ``thresholds`` (evaluated once per table)."""
         measured = entry.value
         report: object = EMPTY_REPORT
         if measured is not None:
@@ -91,7 +128,7 @@ class Analyst:
                 report = evaluate(measured, thresholds)
                 entry.derived = {thresholds.fingerprint: report}
         assert isinstance(report, FileReport)
-        return Outcome(report, state, entry.identity, entry.read_at_ns)
+        return Outcome(report, state, entry.identity, entry.read_at_ns, digest=entry.digest)
 
     def _verify(
         self, path: str, entry: Entry[Measured | None]
@@ -99,31 +136,51 @@ class Analyst:
         """Re-read a racy entry's file: keep it if its bytes are unchanged."""
         now = time.time_ns()
         data = read_source_bytes(path)
-        if data is None or _digest(data) != entry.digest:
+        if data is None or content_digest(data) != entry.digest:
             self.cache.discard(path)
             return None, CacheState.MISS
         entry.read_at_ns = now
         return entry, CacheState.RACY
 
-    def _load(self, path: str, identity: Identity) -> Entry[Measured | None] | None:
+    def _load(self, path: str, identity: Identity) -> tuple[Entry[Measured | None], bool] | None:
+        """The new entry for the file at ``path`` and whether it was parsed; None if unreadable."""
         read_at = time.time_ns()
         data = read_source_bytes(path)
         if data is None:
             self.cache.discard(path)
             return None
-        self.parses += 1
-        try:
-            measured = _measure_bytes(data)
-        except MemoryError:
-            # Past the worker's heap limit: the verdict is cached like a syntax error's.
-            measured = None
-            self._emit("analysis_out_of_memory", path=path, bytes=len(data))
+        return self._parse(path, path, data, content_digest(data), identity, read_at)
+
+    def _parse(
+        self,
+        key: Key,
+        path: str,
+        data: bytes,
+        digest: bytes,
+        identity: Identity | None,
+        read_at: int,
+    ) -> tuple[Entry[Measured | None], bool]:
+        """The entry for ``data`` under ``key``, and whether the bytes had to be parsed."""
+        same = self.cache.by_digest(digest)
+        if same is not None:
+            # Bytes parsed for another entry (a buffer now saved, two equal files).
+            measured, derived = same.value, dict(same.derived)
+        else:
+            self.parses += 1
+            derived = {}
+            try:
+                measured = _measure_bytes(data)
+            except MemoryError:
+                # Past the worker's heap limit: the verdict is cached like a syntax error's.
+                measured = None
+                self._emit("analysis_out_of_memory", path=path, bytes=len(data))
         entry: Entry[Measured | None] = Entry(
             identity=identity,
-            digest=_digest(data),
+            digest=digest,
             read_at_ns=read_at,
             weight=max(len(data), 1) * AST_WEIGHT_FACTOR,
             value=measured,
+            derived=derived,
         )
-        self.cache.put(path, entry)
-        return entry
+        self.cache.put(key, entry)
+        return entry, same is None

@@ -1,10 +1,17 @@
-"""A bounded, stat-validated cache of parsed file versions.
+"""A bounded, stat-validated cache of parsed file versions, findable by content too.
 
-Entries are keyed by path and validated by the file's identity, under the racy
-rule of :mod:`gzguide.freshness`: an entry still inside the racy window is not
-trusted on identity alone, its content is read again and compared by hash. Once
-verified, the entry is re-stamped; when the window has passed, a plain stat
+File entries are keyed by path and validated by the file's identity, under the
+racy rule of :mod:`gzguide.freshness`: an entry still inside the racy window is
+not trusted on identity alone, its content is read again and compared by hash.
+Once verified, the entry is re-stamped; when the window has passed, a plain stat
 suffices again.
+
+A buffer's text has no identity, only its content digest. Its entry is keyed by
+:func:`text_key` of its file's path, so a file holds at most one buffer version
+at a time (an editor sends a new one with each edit; only the latest is worth
+keeping), and every entry, of a file or of a text, can also be found by its
+digest (:meth:`FileCache.by_digest`): bytes already parsed for one are not
+parsed again for the other.
 
 The cache is bounded by entry count and by an estimate of the bytes it holds,
 least recently used out.
@@ -29,10 +36,19 @@ TOTAL_CACHE_BYTES: Final = 96 * 1024 * 1024
 
 V = TypeVar("V")
 
+#: A file entry's key is its path; a text entry's is :func:`text_key` of its file's path.
+Key = str | tuple[str, str]
+
+
+def text_key(path: str) -> Key:
+    """The key of the text entry of the buffer of ``path`` (never a file entry's key)."""
+    return ("text", path)
+
 
 @dataclass(eq=False, slots=True)
 class Entry(Generic[V]):
-    identity: Identity
+    #: The file version's identity; None for a text, which has only its digest.
+    identity: Identity | None
     digest: bytes
     #: Wall-clock time (ns) just before the cached bytes were read or verified.
     read_at_ns: int
@@ -42,38 +58,59 @@ class Entry(Generic[V]):
     derived: dict[str, object] = field(default_factory=dict)
 
     def is_racy(self) -> bool:
-        return is_racy(self.identity, self.read_at_ns)
+        return self.identity is not None and is_racy(self.identity, self.read_at_ns)
 
 
 class FileCache(Generic[V]):
-    """LRU of file versions, bounded by ``max_entries`` and ``max_weight``."""
+    """LRU of file and text versions, bounded by ``max_entries`` and ``max_weight``."""
 
     def __init__(self, max_entries: int, max_weight: int) -> None:
         self.max_entries = max_entries
         self.max_weight = max_weight
         self.weight = 0
-        self._entries: OrderedDict[str, Entry[V]] = OrderedDict()
+        #: The weight of the versions that left the cache (or were refused) since
+        #: the worker's last full garbage collection, which resets it: a tree let
+        #: go after it was frozen is freed by nothing else (``child.Collector``).
+        self.released = 0
+        self._entries: OrderedDict[Key, Entry[V]] = OrderedDict()
+        #: Digest -> the key of the entry last stored with it (when several entries
+        #: hold the same bytes, the others are just not found by digest).
+        self._digests: dict[bytes, Key] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, path: str) -> Entry[V] | None:
-        entry = self._entries.get(path)
+    def get(self, key: Key) -> Entry[V] | None:
+        entry = self._entries.get(key)
         if entry is not None:
-            self._entries.move_to_end(path)
+            self._entries.move_to_end(key)
         return entry
 
-    def put(self, path: str, entry: Entry[V]) -> None:
-        self.discard(path)
-        if entry.weight > self.max_weight:
-            return
-        self._entries[path] = entry
-        self.weight += entry.weight
-        while len(self._entries) > self.max_entries or self.weight > self.max_weight:
-            _, evicted = self._entries.popitem(last=False)
-            self.weight -= evicted.weight
+    def by_digest(self, digest: bytes) -> Entry[V] | None:
+        """An entry whose bytes have ``digest``, if one is held (it counts as used)."""
+        key = self._digests.get(digest)
+        return None if key is None else self.get(key)
 
-    def discard(self, path: str) -> None:
-        old = self._entries.pop(path, None)
+    def put(self, key: Key, entry: Entry[V]) -> None:
+        self.discard(key)
+        if entry.weight > self.max_weight:
+            self.released += entry.weight
+            return
+        self._entries[key] = entry
+        self.weight += entry.weight
+        if entry.digest:
+            self._digests[entry.digest] = key
+        while len(self._entries) > self.max_entries or self.weight > self.max_weight:
+            evicted_key, evicted = self._entries.popitem(last=False)
+            self._forget(evicted_key, evicted)
+
+    def discard(self, key: Key) -> None:
+        old = self._entries.pop(key, None)
         if old is not None:
-            self.weight -= old.weight
+            self._forget(key, old)
+
+    def _forget(self, key: Key, entry: Entry[V]) -> None:
+        self.weight -= entry.weight
+        self.released += entry.weight
+        if self._digests.get(entry.digest) == key:
+            del self._digests[entry.digest]

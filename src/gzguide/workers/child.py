@@ -17,15 +17,18 @@ import signal
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gzguide.analysis.thresholds import Thresholds
+    from gzguide.workers import Outcome
+    from gzguide.workers.analyst import Analyst
+    from gzguide.workers.cache import FileCache
     from gzguide.workers.ipc import Job
 
 #: How often the watchdog checks that the parent is still alive.
 WATCHDOG_PERIOD_S = 0.25
-#: Jobs between full garbage collections (run only while no job is waiting).
+#: Jobs between full garbage collections at most (run only while no job is waiting).
 COLLECT_EVERY = 500
 
 
@@ -37,20 +40,29 @@ class Collector:
     than the request. After
     each job everything alive is frozen (moved out of the collector's view, an
     O(1) step), so routine collections only look at what the next job allocates.
-    Every ``COLLECT_EVERY`` jobs, when no job is waiting, the heap is unfrozen and
-    collected in full, so cyclic garbage never accumulates.
+    The heap is unfrozen and collected in full, when no job is waiting, every
+    ``COLLECT_EVERY`` jobs, and sooner once the parsed versions the cache has let
+    go since the last full collection weigh as much as the cache may hold: a
+    tree holds reference cycles, so a version replaced after it was frozen stays
+    in memory until a full collection, and a buffer typed into (a new version with
+    every edit) or a file saved again and again would otherwise pile them up.
     """
 
-    def __init__(self, jobs_fd: int) -> None:
+    def __init__(self, jobs_fd: int, cache: FileCache[Any]) -> None:
         self.jobs_fd = jobs_fd
+        self.cache = cache
         self.since = 0
+        self.collections = 0
 
     def after_job(self) -> None:
         self.since += 1
-        if self.since >= COLLECT_EVERY and not select.select([self.jobs_fd], [], [], 0)[0]:
+        due = self.since >= COLLECT_EVERY or self.cache.released >= self.cache.max_weight
+        if due and not select.select([self.jobs_fd], [], [], 0)[0]:
             gc.unfreeze()
             gc.collect()
             self.since = 0
+            self.cache.released = 0
+            self.collections += 1
         gc.freeze()
 
 
@@ -119,6 +131,18 @@ class Tables:
         return current
 
 
+def analyze(analyst: Analyst, job: Job, text: bytes | None, thresholds: Thresholds) -> Outcome:
+    """The outcome of one job: the file at its path, or the text that came with it."""
+    from gzguide.workers import Text
+    from gzguide.workers.ipc import ProtocolError
+
+    if text is None:
+        return analyst.analyze(job.path, thresholds)
+    if job.text_digest is None:
+        raise ProtocolError(f"job {job.seq} carries a text without its digest")
+    return analyst.analyze_text(job.path, Text(text, job.text_digest), thresholds)
+
+
 def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="gzguide-worker")
     parser.add_argument("--jobs-fd", type=int, required=True)
@@ -141,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from gzguide import logs
     from gzguide.workers.analyst import Analyst
-    from gzguide.workers.ipc import Job, ProtocolError, Ready, Result, job_reader, pack
+    from gzguide.workers.ipc import ProtocolError, Ready, Result, job_reader, pack
 
     logs.quiet_stray_output()
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
@@ -158,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     tables = Tables()
     reader = job_reader()
     out = args.results_fd
-    collector = Collector(args.jobs_fd)
+    collector = Collector(args.jobs_fd, analyst.cache)
 
     def send(data: bytes) -> None:
         view = memoryview(data)
@@ -172,12 +196,11 @@ def main(argv: list[str] | None = None) -> int:
             if not chunk:
                 return 0
             reader.feed(chunk)
-            jobs = reader.messages()
+            jobs = reader.jobs()
             if reader.broken is not None:
                 raise ProtocolError(f"the job pipe holds something else: {reader.broken}")
-            for job in jobs:
-                assert isinstance(job, Job)
-                outcome = analyst.analyze(job.path, tables.for_job(job))
+            for job, text in jobs:
+                outcome = analyze(analyst, job, text, tables.for_job(job))
                 send(
                     pack(
                         Result(
@@ -186,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
                             cache=outcome.cache,
                             identity=outcome.identity,
                             read_at_ns=outcome.read_at_ns,
+                            digest=outcome.digest,
                         )
                     )
                 )

@@ -14,13 +14,22 @@ these hold:
 
 Bounded by entry count, least recently used out.
 
+Reports are also kept by content: the digest of the bytes they are for (which
+the worker reports with each outcome) and the table. That is how an editor's
+buffer is answered again (:meth:`Memo.lookup_text`): a buffer sent unchanged, or
+equal to a file version analyzed before, gets its report without a worker. A
+content entry is true of its bytes whatever happens to any file, so it needs no
+racy rule; they are fewer (``DEFAULT_MAX_CONTENTS``), since each edit of a
+buffer makes a version that is seldom asked about again.
+
 It also remembers the file versions whose analysis failed (the worker missed its
 deadline or died): an editor asks about an unchanged file over and over, and each
 of those requests would otherwise wait out the deadline again and cost a worker.
 For ``QUARANTINE_S`` seconds such a version is answered with an empty report at
 once (``quarantined``); any change to the file ends its quarantine, and so does
 time, because a deadline missed under load may well be met later. As for reports,
-only versions safely older than the racy window are quarantined.
+only versions safely older than the racy window are quarantined. A buffer's text
+whose analysis failed is quarantined by its digest, for as long.
 """
 
 from __future__ import annotations
@@ -35,6 +44,8 @@ from gzguide.freshness import FAILED_STATES, CacheState, Identity, identity_of, 
 from gzguide.workers import Outcome
 
 DEFAULT_MAX_ENTRIES: Final = 4096
+#: Reports kept by content digest (and failed texts held, as many).
+DEFAULT_MAX_CONTENTS: Final = 256
 #: How long a file version whose analysis failed is answered without a retry.
 QUARANTINE_S: Final = 60.0
 
@@ -42,13 +53,20 @@ _QUARANTINED: Final = Outcome(EMPTY_REPORT, CacheState.QUARANTINED)
 
 
 class Memo:
-    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+    def __init__(
+        self, max_entries: int = DEFAULT_MAX_ENTRIES, max_contents: int = DEFAULT_MAX_CONTENTS
+    ) -> None:
         self.max_entries = max_entries
+        self.max_contents = max_contents
         #: path -> (file identity, threshold table fingerprint, the report as a
         #: ``memo`` outcome).
         self._entries: OrderedDict[str, tuple[Identity, str, Outcome]] = OrderedDict()
         #: Failed versions: path -> (identity, monotonic time the quarantine ends).
         self._quarantine: OrderedDict[str, tuple[Identity, float]] = OrderedDict()
+        #: (content digest, table fingerprint) -> the report as a ``memo`` outcome.
+        self._contents: OrderedDict[tuple[bytes, str], Outcome] = OrderedDict()
+        #: Failed texts: content digest -> monotonic time the quarantine ends.
+        self._failed_texts: OrderedDict[bytes, float] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -76,14 +94,49 @@ class Memo:
             self._hold(path, st)
             return
         identity, read_at = outcome.identity, outcome.read_at_ns
+        memo = Outcome(outcome.report, CacheState.MEMO, identity, read_at, None, outcome.digest)
+        if outcome.digest is not None:
+            self._keep_content(outcome.digest, table, memo)  # true of those bytes, racy or not
         if identity is None or is_racy(identity, read_at):
             self._entries.pop(path, None)  # unanalyzable, or racy: the worker must look again
             return
-        memo = Outcome(outcome.report, CacheState.MEMO, identity, read_at, None)
         self._entries[path] = (identity, table, memo)
         self._entries.move_to_end(path)
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
+
+    def lookup_text(self, digest: bytes, table: str) -> Outcome | None:
+        """The stored outcome for the bytes of ``digest`` under ``table``, if any."""
+        known = self._contents.get((digest, table))
+        if known is not None:
+            self._contents.move_to_end((digest, table))
+            return known
+        until = self._failed_texts.get(digest)
+        if until is not None:
+            if time.monotonic() < until:
+                return _QUARANTINED
+            del self._failed_texts[digest]
+        return None
+
+    def store_text(self, digest: bytes, table: str, outcome: Outcome) -> None:
+        """Remember ``outcome``, the analysis of a text whose bytes have ``digest``."""
+        if outcome.cache in FAILED_STATES:
+            self._failed_texts[digest] = time.monotonic() + QUARANTINE_S
+            self._failed_texts.move_to_end(digest)
+            while len(self._failed_texts) > self.max_contents:
+                self._failed_texts.popitem(last=False)
+            return
+        if outcome.cache is CacheState.SKIPPED:
+            return
+        memo = Outcome(outcome.report, CacheState.MEMO, None, 0, None, digest)
+        self._keep_content(digest, table, memo)
+
+    def _keep_content(self, digest: bytes, table: str, memo: Outcome) -> None:
+        contents = self._contents
+        contents[(digest, table)] = memo
+        contents.move_to_end((digest, table))
+        while len(contents) > self.max_contents:
+            contents.popitem(last=False)
 
     def _hold(self, path: str, st: os.stat_result | None) -> None:
         """Quarantine the version ``st`` describes, if it is safely older than the window."""

@@ -56,13 +56,18 @@ READ_CHUNK: Final = 1 << 16
 Unavailable = Callable[[str, Sequence[tuple[Job, Done]]], None]
 
 
+#: At most this many buffers go into one gathering write.
+WRITEV_BUFFERS: Final = 64
+
+
 class _Process(msgspec.Struct, eq=False):
     slot: int
     proc: subprocess.Popen[bytes]
     jobs_fd: int
     results_fd: int
-    #: Bytes for the job pipe that it has not taken yet.
-    outbox: bytearray = msgspec.field(default_factory=bytearray)
+    #: What the job pipe has not taken yet: views of the messages and texts to write,
+    #: in order (a text is written from the job's own bytes, never copied here).
+    outbox: deque[memoryview] = msgspec.field(default_factory=deque)
 
     @property
     def ref(self) -> WorkerRef:
@@ -203,7 +208,9 @@ class Pool:
         if isinstance(action, Send):
             process = self._processes[action.slot]
             if process is not None:
-                process.outbox += action.data
+                process.outbox.append(memoryview(action.data))
+                if action.text:
+                    process.outbox.append(memoryview(action.text))
                 self._flush(action.slot)
         elif isinstance(action, Complete):
             _job, done = self._jobs.pop(action.token)
@@ -231,13 +238,19 @@ class Pool:
         outbox = process.outbox
         while outbox:
             try:
-                written = os.write(process.jobs_fd, outbox)
+                written = os.writev(process.jobs_fd, list(itertools.islice(outbox, WRITEV_BUFFERS)))
             except BlockingIOError:
                 return  # the pipe is full: the rest goes when the worker reads
             except OSError:
                 outbox.clear()  # it is gone: its result pipe says so, and that is handled
                 return
-            del outbox[:written]
+            while written:
+                head = outbox[0]
+                if written < len(head):
+                    outbox[0] = head[written:]
+                    break
+                written -= len(head)
+                outbox.popleft()
 
     def _spawn(self, slot: int) -> list[Action]:
         jobs_r, jobs_w = os.pipe()

@@ -80,10 +80,12 @@ class Spawn(msgspec.Struct, frozen=True):
 
 
 class Send(msgspec.Struct, frozen=True):
-    """Write ``data`` to the worker in ``slot`` (in order, however long it takes)."""
+    """Write ``data`` to the worker in ``slot`` (in order, however long it takes), then ``text``."""
 
     slot: int
     data: bytes
+    #: A text job's text, to be written as it is right after its message ``data``.
+    text: bytes | None = None
 
 
 class Retire(msgspec.Struct, frozen=True):
@@ -228,7 +230,12 @@ class Scheduler:
                 entry = inflight.popleft()
                 slot.head_started = now
                 outcome = Outcome(
-                    message.report, message.cache, message.identity, message.read_at_ns, worker
+                    message.report,
+                    message.cache,
+                    message.identity,
+                    message.read_at_ns,
+                    worker,
+                    message.digest,
                 )
                 actions.append(Complete(entry.token, outcome))
         if slot.reader.broken is not None:
@@ -289,19 +296,25 @@ class Scheduler:
             if not inflight:
                 slot.head_started = now
             inflight.append(entry)
-            actions.append(Send(slot.index, self._pack(slot, entry)))
+            actions.append(self._send(slot, entry))
         return actions
 
     @staticmethod
-    def _pack(slot: _Slot, entry: _Entry) -> bytes:
+    def _send(slot: _Slot, entry: _Entry) -> Send:
         """The job as the worker reads it, with its threshold table when the worker lacks it."""
-        table = entry.job.thresholds
+        job = entry.job
+        table = job.thresholds
         fingerprint = table.fingerprint
         new_table = None
         if slot.table != fingerprint:
             new_table = ipc.Table(table.source, table.document)
             slot.table = fingerprint
-        return ipc.pack(ipc.Job(entry.token, entry.job.path, fingerprint, new_table))
+        text = job.text
+        message = ipc.Job(entry.token, job.path, fingerprint, new_table)
+        if text is None:
+            return Send(slot.index, ipc.pack(message))
+        message.text_digest, message.text_bytes = text.digest, len(text.data)
+        return Send(slot.index, ipc.pack(message), text.data)
 
     def _skip_late(self, slot: _Slot, now: float) -> list[Action]:
         """Queued jobs whose start-by time passed, from the front of the queue."""
@@ -328,6 +341,8 @@ class Scheduler:
                 "file_path": head.job.path,
                 "seq": head.token,
             }
+            if head.job.text is not None:
+                fields["source"] = "text"
             actions.append(Notice("job_failed", fields))
             actions.append(Complete(head.token, failed(state, worker)))
         slot.queue.extendleft(reversed(slot.inflight))
