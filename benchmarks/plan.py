@@ -44,6 +44,15 @@ class Plan:
     #: one baseline sample every this many iterations (they are slow).
     naive_every: int
     radon_every: int
+    #: a buffer edited and sent as text (protocol 1.1), against its in-process analysis.
+    text_edit_iterations: int
+    text_edit_budget_s: float
+    #: the unchanged buffer sent again, against the warm file path.
+    text_warm_iterations: int
+    text_warm_budget_s: float
+    #: a 4 MiB buffer sent this many times, a changed version every so many sends.
+    text_memory_sends: int
+    text_memory_changed_every: int
 
     @classmethod
     def full(cls) -> Plan:
@@ -70,6 +79,12 @@ class Plan:
             lsp_budget_s=30.0,
             naive_every=10,
             radon_every=50,
+            text_edit_iterations=120,
+            text_edit_budget_s=45.0,
+            text_warm_iterations=400,
+            text_warm_budget_s=9.0,
+            text_memory_sends=1000,
+            text_memory_changed_every=50,
         )
 
     @classmethod
@@ -97,4 +112,10 @@ class Plan:
             lsp_budget_s=2.0,
             naive_every=10,
             radon_every=30,
+            text_edit_iterations=4,
+            text_edit_budget_s=3.0,
+            text_warm_iterations=20,
+            text_warm_budget_s=1.0,
+            text_memory_sends=20,
+            text_memory_changed_every=10,
         )

@@ -27,6 +27,9 @@ SCHEMA_VERSION = 1
 MEMORY_LIMIT_MIB = 400.0
 MEMORY_GROWTH_LIMIT_PCT = 25.0
 DONE_WHEN_FILES = 3000
+#: The 4 MiB buffer run: how many sends make it conclusive, and its growth limit.
+DONE_WHEN_SENDS = 1000
+TEXT_MEMORY_GROWTH_LIMIT_PCT = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +101,9 @@ def _ratio_check(
     return Check(key, claim, value, limit, "×", detail, _status(value, limit))
 
 
-def checks(rows: list[Row], memory: dict[str, Any]) -> list[Check]:
+def checks(
+    rows: list[Row], memory: dict[str, Any], text_memory: dict[str, Any] | None = None
+) -> list[Check]:
     out = [
         _ratio_check(
             "warm_vs_bare_round_trip",
@@ -140,6 +145,23 @@ def checks(rows: list[Row], memory: dict[str, Any]) -> list[Check]:
             "interpreter_imports",
             1.5,
         ),
+        _ratio_check(
+            "text_edit_vs_same_text_in_process",
+            "a buffer edited and sent as text: edit to hints p50 ≤ 1.25× the in-process "
+            "analysis of the same text",
+            rows,
+            "text_edit",
+            "engine_same_text",
+            1.25,
+        ),
+        _ratio_check(
+            "text_unchanged_vs_warm_file",
+            "an unchanged buffer sent again p50 ≤ 1.2× the warm file path",
+            rows,
+            "text_unchanged",
+            "warm_file",
+            1.2,
+        ),
     ]
     files = memory.get("files", 0)
     full_size = files >= DONE_WHEN_FILES
@@ -166,6 +188,24 @@ def checks(rows: list[Row], memory: dict[str, Any]) -> list[Check]:
             "%",
             f"{memory.get('rss_mib_half')} → {final} MiB{size_note}",
             _strict(growth, MEMORY_GROWTH_LIMIT_PCT, full_size),
+        )
+    )
+    text_memory = text_memory or {}
+    sends = text_memory.get("sends", 0)
+    full_sends = sends >= DONE_WHEN_SENDS
+    text_growth = text_memory.get("growth_pct_second_half")
+    sends_note = "" if full_sends else f" (only {sends} sends in this run: rerun without --quick)"
+    out.append(
+        Check(
+            "text_memory_growth",
+            f"a 4 MiB buffer sent {DONE_WHEN_SENDS:,} times: process-tree RSS growth "
+            f"< {TEXT_MEMORY_GROWTH_LIMIT_PCT:g}% over the second half",
+            text_growth,
+            TEXT_MEMORY_GROWTH_LIMIT_PCT,
+            "%",
+            f"{text_memory.get('rss_mib_half')} → {text_memory.get('rss_mib_final')} MiB"
+            f"{sends_note}",
+            _strict(text_growth, TEXT_MEMORY_GROWTH_LIMIT_PCT, full_sends),
         )
     )
     info_row = _row_by_key(rows, "warm_analyze")
@@ -241,6 +281,32 @@ def row_json(row: Row) -> dict[str, Any]:
     }
 
 
+def _text_memory_lines(report: dict[str, Any]) -> list[str]:
+    """The 4 MiB buffer run's table: RSS as the sends go, and each process's peak."""
+    if not report.get("checkpoints"):
+        return []
+    out = [
+        "",
+        f"Memory, a {report['text_bytes']:,}-byte buffer ({report['request_bytes']:,}-byte "
+        f"request) sent {report['sends']:,} times, one in {report['changed_every']} changed:",
+        "",
+        "| sends | processes | RSS MiB (sum) | RSS MiB by process |",
+        "|--:|--:|--:|---|",
+    ]
+    for point in report["checkpoints"]:
+        each = " + ".join(f"{v:.1f}" for v in point["rss_mib_by_process"])
+        cells = [f"{point['sends']:,}", str(point["processes"]), f"{point['rss_mib']:.1f}", each]
+        out.append("| " + " | ".join(cells) + " |")
+    peaks = " + ".join(f"{v:.1f}" for v in report["peak_rss_mib_by_process"])
+    growth = report.get("growth_pct_second_half")
+    out += [
+        "",
+        f"Peak resident size (VmHWM) by process, the frontend first: {peaks} MiB. "
+        f"Growth over the second half: {growth if growth is not None else '–'} %.",
+    ]
+    return out
+
+
 def markdown(
     rows: list[Row],
     memory: dict[str, Any],
@@ -248,6 +314,7 @@ def markdown(
     machine: dict[str, Any],
     wall_s: float,
     quick: bool,
+    text_memory: dict[str, Any] | None = None,
 ) -> str:
     out = [
         "| scenario | n | median ms | p95 ms | p99 ms | ratio of the median vs baselines |",
@@ -301,6 +368,7 @@ def markdown(
         growth = memory.get("growth_pct_second_half")
         out.append("")
         out.append(f"Growth over the second half: {growth if growth is not None else '–'} %.")
+    out += _text_memory_lines(text_memory or {})
     out += ["", "Done-when checks:", ""]
     for check in found:
         box = "x" if check.status == "PASS" else " "
@@ -399,6 +467,7 @@ def write_all(
     setup: dict[str, Any],
     plan: Plan,
     started: float,
+    text_memory: dict[str, Any] | None = None,
 ) -> tuple[str, float]:
     """Write the three outputs; the Markdown table, and the suite's wall time.
 
@@ -407,10 +476,10 @@ def write_all(
     """
     out.mkdir(parents=True, exist_ok=True)
     machine = machine_info()
-    found = checks(rows, memory)
+    found = checks(rows, memory, text_memory)
     plotted = plot(rows, out / "latency.png")
     wall_s = time.monotonic() - started
-    text = markdown(rows, memory, found, machine, wall_s, plan.quick)
+    text = markdown(rows, memory, found, machine, wall_s, plan.quick, text_memory)
     baselines: dict[str, str] = {}
     for row in rows:
         for base in row.baselines:
@@ -424,6 +493,7 @@ def write_all(
         "scenarios": [row_json(row) for row in rows],
         "baselines": baselines,
         "memory": memory,
+        "text_memory": text_memory or {},
         "checks": [c.to_json() for c in found],
         "plot": plotted,
     }

@@ -8,12 +8,28 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from benchmarks import lsp_change, scenarios
+from benchmarks import buffers, lsp_change, scenarios
 from benchmarks.harness import Bench, BenchmarkError, Progress, Row
 from benchmarks.plan import Plan
 from benchmarks.report import write_all
+
+#: The scenarios that share the long-lived server, in the order they run.
+SHARED: Final = (
+    ("startup", "startup", scenarios.startup),
+    ("warm", "warm analyze", scenarios.warm),
+    ("cold", "cold analyze", scenarios.cold),
+    ("cursor", "cursor-scoped analyze", scenarios.cursor),
+    ("directory", "directory", scenarios.directory),
+    ("editing", "editing session", scenarios.editing),
+    ("engine_floor", "engine floor", scenarios.engine_floor),
+    ("buffers", "buffers sent as text", buffers.buffers),
+    # On a server of its own (the LSP mode), while the shared ones are idle.
+    ("lsp", "lsp change", lsp_change.lsp_change),
+)
+#: Every group ``--only`` can name: the shared ones, then those on servers of their own.
+GROUPS: Final = (*(key for key, _, _ in SHARED), "big_buffer", "memory")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,12 +41,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--quick", action="store_true", help="few samples, small sizes: proves the suite works"
     )
     parser.add_argument("--out", default="bench-out", help="where results go (default: bench-out/)")
+    parser.add_argument(
+        "--only",
+        type=_groups,
+        default=GROUPS,
+        metavar="GROUP[,GROUP...]",
+        help="run only these scenario groups (the checks of the others are inconclusive): "
+        + ", ".join(GROUPS),
+    )
     return parser
 
 
-def run(plan: Plan, progress: Progress) -> tuple[list[Row], dict[str, Any], dict[str, Any]]:
-    """Every scenario's rows, the memory report, and how the run was set up."""
+def _groups(value: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in value.split(",") if name.strip())
+    unknown = [name for name in names if name not in GROUPS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown group(s) {unknown}; choose from {GROUPS}")
+    return names
+
+
+def run(
+    plan: Plan, progress: Progress, groups: Sequence[str] = GROUPS
+) -> tuple[list[Row], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The rows of the scenarios of ``groups``, the two memory reports, and the set-up."""
     rows: list[Row] = []
+    memory: dict[str, Any] = {}
+    text_memory: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="gzguide-bench-") as tmp:
         bench = Bench(plan, Path(tmp), progress)
         setup = {
@@ -42,25 +78,22 @@ def run(plan: Plan, progress: Progress) -> tuple[list[Row], dict[str, Any], dict
         try:
             progress.say("priming: every program once, unmeasured ...")
             bench.prime()
-            for name, scenario in (
-                ("startup", scenarios.startup),
-                ("warm analyze", scenarios.warm),
-                ("cold analyze", scenarios.cold),
-                ("cursor-scoped analyze", scenarios.cursor),
-                ("directory", scenarios.directory),
-                ("editing session", scenarios.editing),
-                ("engine floor", scenarios.engine_floor),
-                ("lsp change", lsp_change.lsp_change),
-            ):
-                progress.say(f"{name} ...")
-                rows += scenario(bench)
+            for key, name, scenario in SHARED:
+                if key in groups:
+                    progress.say(f"{name} ...")
+                    rows += scenario(bench)
             bench.stop_shared()
-            progress.say("memory ...")
-            memory_rows, memory = scenarios.memory(bench)
-            rows += memory_rows
+            if "big_buffer" in groups:
+                progress.say("4 MiB buffer ...")
+                text_rows, text_memory = buffers.big_text_memory(bench)
+                rows += text_rows
+            if "memory" in groups:
+                progress.say("memory ...")
+                memory_rows, memory = scenarios.memory(bench)
+                rows += memory_rows
         finally:
             bench.close()
-    return rows, memory, setup
+    return rows, memory, text_memory, setup
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -70,11 +103,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress.say(f"gzguide benchmarks ({'quick' if plan.quick else 'full'} run) -> {args.out}/")
     started = time.monotonic()
     try:
-        rows, memory, setup = run(plan, progress)
+        rows, memory, text_memory, setup = run(plan, progress, args.only)
     except BenchmarkError as exc:
         print(f"benchmark failed: {exc}", file=sys.stderr)
         return 1
-    table, wall = write_all(Path(args.out), rows, memory, setup, plan, started)
+    table, wall = write_all(Path(args.out), rows, memory, setup, plan, started, text_memory)
     progress.say(f"done in {wall:.1f} s; results in {args.out}/")
     sys.stdout.write(table)
     return 0

@@ -12,7 +12,9 @@ What is checked:
   its id echoed exactly (``null`` for garbage), the expected error code, and for
   analyze a ``{"hints": [...]}`` result whose hints all carry the path as sent;
   a sample of the answers is compared with a fresh in-process analysis of the
-  bytes on disk, and so is every answer of a *racy probe* (ask about a file,
+  bytes on disk, every answer to a buffer sent as text with one of that text
+  (the session runs at protocol 1.1, and types into buffers), and so is every
+  answer of a *racy probe* (ask about a file,
   rewrite it in place at the same size with its old mtime put back, ask again:
   a server that trusted the mtime would answer the old version);
 * the server's whole process tree (its process group): resident memory, open
@@ -133,6 +135,8 @@ class SoakReport:
     answers_verified: int = 0
     reference_analyses: int = 0
     racy_probes: int = 0
+    typing_bursts: int = 0
+    texts_verified: int = 0
     in_flight_edits: int = 0
     duration_s: float = 0.0
     unit_kinds: dict[str, int] = field(default_factory=dict)
@@ -187,7 +191,7 @@ class Driver:
         self.next_trend = self.trend_every
 
     def run(self) -> None:
-        self.server.initialize(id="soak-initialize")
+        self.server.initialize("1.1", id="soak-initialize")
         for batch in self.session.batches():
             self.send(batch)
             self.after_batch()
@@ -272,13 +276,17 @@ class Driver:
             keys = [(h["start_line"], h["end_line"], h["metric"]) for h in hints]
             if keys != sorted(keys):
                 raise SoakFailure(f"{where}: hints not sorted by (start_line, end_line, metric)")
-        if expect.verify and stable:
+        if expect.text is not None or (expect.verify and stable):
             self.verify(where, expect, hints)
 
     def verify(self, where: str, expect: Expect, hints: list[dict[str, Any]]) -> None:
-        """The answer equals an in-process analysis of the bytes on disk (unchanged since)."""
+        """The answer equals an in-process analysis of the text sent, or of the bytes on
+        disk (unchanged since)."""
         assert expect.path is not None and expect.target is not None
-        if expect.directory:
+        if expect.text is not None:
+            wanted = self.reference.text_hints(expect.text, expect.path, expect.cursor)
+            self.report.texts_verified += 1
+        elif expect.directory:
             wanted = self.reference.folder_hints(expect.target, expect.path)
         else:
             wanted = self.reference.file_hints(expect.target, expect.path, expect.cursor)
@@ -296,7 +304,8 @@ class Driver:
             want = wanted[first] if first < len(wanted) else None
             raise SoakFailure(
                 f"{where}: hints for {expect.path!r} (cursor {expect.cursor}) differ from an "
-                f"in-process analysis of the file on disk: {len(hints)} hints, expected "
+                f"in-process analysis of {'the text sent' if expect.text else 'the file on disk'}"
+                f": {len(hints)} hints, expected "
                 f"{len(wanted)}; first difference at #{first}: got {got}, expected {want}"
             )
 
@@ -329,6 +338,7 @@ def run_soak(config: SoakConfig) -> SoakReport:
             report.unit_kinds = dict(sorted(session.kinds.items()))
             report.edits = dict(sorted(session.editor.counts.items()))
             report.racy_probes = session.racy_probes
+            report.typing_bursts = session.typing_bursts
             report.reference_analyses = driver.reference.analyses
             report.log_events = log_events(server.stderr())
             server.kill()
@@ -451,6 +461,9 @@ def format_report(report: SoakReport) -> str:
         f"responses checked  {report.responses_checked:,} "
         f"(analyze {report.analyze_answers:,}, hints {report.hints_received:,}, "
         f"verified in-process {report.answers_verified:,}, racy probes {report.racy_probes})",
+        f"typing             {report.typing_bursts} bursts into buffers, "
+        f"{report.unit_kinds.get('analyze_text', 0):,} texts sent, "
+        f"all {report.texts_verified:,} verified in-process",
         f"edits              {sum(report.edits.values()):,} "
         f"({', '.join(f'{k} {v}' for k, v in report.edits.items())}); "
         f"in flight {report.in_flight_edits}",

@@ -4,9 +4,12 @@
 analyze requests for files and folders (absolute and relative paths, with and
 without a cursor), unknown methods, invalid params and about 5% garbage (framing
 errors, invalid JSON and UTF-8, non-objects, bad ids), some sent one at a time,
-some pipelined, several frames in one write. Each unit says what its answer must
-be (:class:`Expect`); :class:`Reference` computes the hints a fresh in-process
-analysis gives for the bytes on disk.
+some pipelined, several frames in one write. The session runs at protocol 1.1,
+and now and then someone types into a file's buffer (:meth:`Session.typing`):
+its successive texts are sent as they are typed, undone, and sometimes saved.
+Each unit says what its answer must be (:class:`Expect`); :class:`Reference`
+computes the hints a fresh in-process analysis gives for the bytes on disk, or
+for the text sent.
 """
 
 from __future__ import annotations
@@ -29,12 +32,19 @@ from gzguide.analysis.model import FileReport
 from gzguide.analysis.thresholds import default_thresholds
 from gzguide.messages import to_hint
 from protocol_client import frame
-from soak_workspace import Editor, SourceFile, Workspace
+from soak_workspace import MAX_FUNCTIONS, Editor, SourceFile, Workspace, function_bytes, new_toggles
 
 #: Share of single-file analyze answers compared with an in-process analysis.
 VERIFY_FRACTION = 0.15
 #: A body one byte over the limit.
 OVER_LIMIT_BODY = 10 * 1024 * 1024 + 1
+#: Comment lines typed into the middle of a buffer and taken out again: characters of
+#: two, three and four UTF-8 bytes, so byte offsets and character offsets part ways.
+SCRATCH_LINES = (
+    "# caf\u00e9 au lait\n".encode(),
+    "# \u2713 checked, \u20ac 5\n".encode(),
+    "x = '\U0001f600 \u00e9t\u00e9'  # smile\n".encode(),
+)
 
 
 # -- what is sent and what must come back -------------------------------------------
@@ -52,6 +62,8 @@ class Expect:
     cursor: int | None = None
     directory: bool = False
     verify: bool = False
+    #: For a buffer sent as text: its bytes (the answer is checked against them).
+    text: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -222,6 +234,7 @@ class Session:
         self.kinds: Counter[str] = Counter()
         self.focus = rng.choice(workspace.files)
         self.racy_probes = 0
+        self.typing_bursts = 0
         self.sweep_length = 0
 
     # -- paths --
@@ -270,6 +283,19 @@ class Session:
             "analyze", request_id, path=path, target=target, cursor=cursor, verify=verify
         )
         return Unit("analyze_file", self.styled(body), expect)
+
+    def text_unit(self, source: SourceFile, text: bytes, cursor: int | None) -> Unit:
+        """An analyze request that sends the buffer's text (answered for ``text``, not the file)."""
+        path, target = self.spell(source.rel, self.ws.files.index(source))
+        request_id = self.ids.next()
+        params: dict[str, Any] = {"file_path": path, "text": text.decode("utf-8")}
+        if cursor is not None:
+            params["cursor_position"] = cursor
+        body = compact({"id": request_id, "method": "analyze", "params": params})
+        expect = Expect(
+            "analyze", request_id, path=path, target=target, cursor=cursor, verify=True, text=text
+        )
+        return Unit("analyze_text", self.styled(body), expect)
 
     def folder_unit(self, folder: str) -> Unit:
         path, target = self.spell_folder(folder)
@@ -359,6 +385,9 @@ class Session:
             if roll < 0.14:
                 yield from self.racy_probe()
                 continue
+            if roll < 0.155:
+                yield from self.typing()
+                continue
             units = self.take([self.random_unit() for _ in range(self.batch_size())])
             in_flight = self.in_flight_edit() if self.rng.random() < 0.05 else None
             yield Batch(units, in_flight)
@@ -384,11 +413,75 @@ class Session:
         self.editor.edit(source, "same_size_rewrite")
         yield Batch(self.take([self.analyze_unit(source, verify=True, whole=True)]))
 
+    def typing(self) -> Iterator[Batch]:
+        """Type into the buffer of a file, its text sent every few keystrokes.
+
+        Mostly the next function the model would append is typed, a few characters
+        at a time (the texts do not parse until it is nearly done), the cursor often
+        at the typing point; then a few of the versions are sent again (undo, redo),
+        and now and then the buffer is saved: the file then holds the last text's
+        bytes and is asked about by path. Otherwise a comment holding multi-byte
+        characters is typed into the middle of the buffer and taken out again, the
+        last text being the file's bytes.
+        """
+        source = self.focus if self.rng.random() < 0.7 else self.rng.choice(self.ws.files)
+        if source.state != "ok":
+            self.editor.edit(source, "restore")
+        disk = source.render()
+        if not is_utf8(disk):
+            return  # no text is these bytes (the buffer of a file in another encoding)
+        self.typing_bursts += 1
+        versions: list[tuple[bytes, int]] = []
+        toggles: list[bool] | None = None
+        if self.rng.random() < 0.3:
+            starts = [0, *(i + 1 for i, byte in enumerate(disk) if byte == 0x0A)]
+            at = self.rng.choice(starts)
+            line = self.rng.choice(SCRATCH_LINES)
+            for cut in self.keystrokes(line):
+                versions.append((disk[:at] + line[:cut] + disk[at:], at + cut))
+            versions.append((disk, at))
+        else:
+            if len(source.functions) >= MAX_FUNCTIONS:
+                self.editor.edit(source, "remove_function")
+                disk = source.render()
+            toggles = new_toggles(self.rng)
+            typed = function_bytes(len(source.functions), toggles)
+            for cut in self.keystrokes(typed):
+                versions.append((disk + typed[:cut], len(disk) + cut))
+            for _ in range(self.rng.randint(0, 3)):  # undo and redo: versions sent before
+                versions.append(self.rng.choice(versions))
+        for text, at in versions:
+            cursor = at if self.rng.random() < 0.5 else None
+            yield Batch(self.take([self.text_unit(source, text, cursor)]))
+        if toggles is not None and versions[-1][0] == disk + typed and self.rng.random() < 0.5:
+            self.editor.save_typed_function(source, toggles)
+            yield Batch(self.take([self.analyze_unit(source, verify=True, whole=True)]))
+
+    def keystrokes(self, typed: bytes) -> list[int]:
+        """How much of ``typed`` has been typed at each text sent: 1 to 24 bytes more each
+        time, never half a character."""
+        cuts: list[int] = []
+        done = 0
+        while done < len(typed):
+            done = min(len(typed), done + self.rng.randint(1, 24))
+            while done < len(typed) and 0x80 <= typed[done] < 0xC0:  # a continuation byte
+                done += 1
+            cuts.append(done)
+        return cuts
+
     def in_flight_edit(self) -> Callable[[], str]:
         """An edit to run while the batch's requests are being answered."""
         source = self.focus
         kind = self.editor.pick_kind(source)
         return lambda: self.editor.edit(source, kind)
+
+
+def is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 _over_limit: bytes | None = None
@@ -431,6 +524,9 @@ class Reference:
             data = Path(target).read_bytes()
         except OSError:
             return []
+        return self.text_hints(data, path, cursor)
+
+    def text_hints(self, data: bytes, path: str, cursor: int | None) -> list[dict[str, Any]]:
         findings = self.report(data).at_cursor(cursor)
         return [msgspec.to_builtins(to_hint(f, path)) for f in findings]
 

@@ -81,13 +81,16 @@ class SourceFile:
         if self.state == "empty":
             return b""
         parts = [self.base]
-        for index, toggles in enumerate(self.functions):
-            parts.append(b"\n\ndef soak_edit_%d(a, b):\n    total = a\n" % index)
-            parts.extend(BRANCH_LINE if on else QUIET_LINE for on in toggles)
-            parts.append(b"    return total + b\n")
+        parts.extend(function_bytes(index, toggles) for index, toggles in enumerate(self.functions))
         if self.state == "broken":
             parts.append(b"\n\ndef soak_broken(:\n    pass\n")
         return b"".join(parts)
+
+
+def function_bytes(index: int, toggles: list[bool]) -> bytes:
+    """The source of the ``index``-th appended function (a branch line per toggle on)."""
+    lines = b"".join(BRANCH_LINE if on else QUIET_LINE for on in toggles)
+    return b"\n\ndef soak_edit_%d(a, b):\n    total = a\n%b    return total + b\n" % (index, lines)
 
 
 class Workspace:
@@ -195,6 +198,13 @@ class Editor:
     def _append_function(self, source: SourceFile) -> None:
         self.add_function(source)
         self._rewrite(source)
+
+    def save_typed_function(self, source: SourceFile, toggles: list[bool]) -> None:
+        """Save a buffer into which the next function (of ``toggles``) was typed."""
+        assert source.state == "ok" and len(source.functions) < MAX_FUNCTIONS
+        source.functions.append(toggles)
+        self._rewrite(source)
+        self.counts["save_buffer"] += 1
 
     def _remove_function(self, source: SourceFile) -> None:
         if source.functions:

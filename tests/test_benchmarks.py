@@ -29,6 +29,9 @@ SCENARIOS = {
     "edit_session_unchanged",
     "engine_floor",
     "engine_floor_dense",
+    "text_edit",
+    "text_unchanged",
+    "text_memory",
     "lsp_change",
     "memory_run",
 }
@@ -41,6 +44,9 @@ CHECKS = {
     "memory_after_3000_files",
     "memory_growth_second_half",
     "logging_overhead",
+    "text_edit_vs_same_text_in_process",
+    "text_unchanged_vs_warm_file",
+    "text_memory_growth",
 }
 #: Which baselines each scenario is compared against.
 BASELINES = {
@@ -55,6 +61,9 @@ BASELINES = {
     "edit_session_unchanged": {"naive_server", "radon_process"},
     "engine_floor": {"parse_visitors_floor"},
     "engine_floor_dense": {"parse_visitors_floor_dense"},
+    "text_edit": {"engine_same_text", "save_and_analyze"},
+    "text_unchanged": {"warm_file", "bare_round_trip"},
+    "text_memory": {"text_memory_changed"},
     "lsp_change": {"analysis_floor"},
     "memory_run": set(),
 }
@@ -139,6 +148,18 @@ def test_results_json_reports_memory_and_the_checks(run: QuickRun) -> None:
         assert _number(check["limit"]), key
     # A quick run measures 200 files, not the 3,000 the memory checks name.
     assert checks["memory_after_3000_files"]["status"] == "INCONCLUSIVE"
+    # Nor a 4 MiB buffer sent 1,000 times.
+    assert checks["text_memory_growth"]["status"] == "INCONCLUSIVE"
+    text_memory = data["text_memory"]
+    assert text_memory["sends"] == 20 and text_memory["text_bytes"] == 4 * 1024 * 1024
+    if text_memory["supported"]:
+        assert [p["sends"] for p in text_memory["checkpoints"]][:2] == [0, 1]
+        assert text_memory["checkpoints"][-1]["sends"] == 20
+        peaks = text_memory["peak_rss_mib_by_process"]
+        assert len(peaks) >= 1 and all(_number(p) and p > 0 for p in peaks)
+    unchanged = next(s for s in data["scenarios"] if s["key"] == "text_unchanged")
+    for cost in ("decode_us", "encode_us", "digest_us"):
+        assert _number(unchanged["extra"][cost]), cost
 
 
 @pytest.mark.timeout(300)

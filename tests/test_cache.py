@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -24,7 +26,7 @@ from gzguide.workers import analyst as analyst_module
 from gzguide.workers import memo as memo_module
 from gzguide.workers.analyst import Analyst
 from gzguide.workers.cache import Entry, FileCache, text_key
-from gzguide.workers.child import Tables
+from gzguide.workers.child import Collector, Tables
 from gzguide.workers.inprocess import InProcessBackend
 from gzguide.workers.memo import Memo
 from gzguide.workspace import WORKSPACE_TABLE, ThresholdSource
@@ -574,3 +576,65 @@ def test_the_in_process_backend_analyzes_a_texts_bytes_not_the_file(tmp_path: Pa
     outcomes: list[Outcome] = []
     InProcessBackend().submit(Job(str(path), TABLE, text=text_of(b"x = 1\n")), outcomes.append)
     assert [o.report.findings for o in outcomes] == [[]]
+
+
+def test_only_the_buffers_sent_last_keep_their_text_parsed(tmp_path: Path) -> None:
+    analyst = Analyst(lambda *a, **k: None)
+    paths = [str(tmp_path / f"m{i}.py") for i in range(analyst_module.MAX_TEXT_ENTRIES + 3)]
+    for i, path in enumerate(paths):
+        analyst.analyze_text(path, text_of(BRANCHY.encode() + b"# %d\n" % i), TABLE)
+    assert len(analyst.cache) == analyst_module.MAX_TEXT_ENTRIES
+    last = paths[-1]
+    assert (
+        analyst.analyze_text(
+            last, text_of(BRANCHY.encode() + b"# %d\n" % (len(paths) - 1)), TABLE
+        ).cache
+        == "hit"
+    )
+    assert (
+        analyst.analyze_text(paths[0], text_of(BRANCHY.encode() + b"# 0\n"), TABLE).cache == "miss"
+    )
+
+
+# -- the worker's full collections: versions let go are freed -----------------------------
+
+
+class Node:
+    def __init__(self) -> None:
+        self.me = self  # a reference cycle, as a syntax tree's: only a full collection frees it
+
+
+def cyclic_entry(weight: int) -> Entry[Node]:
+    return Entry(identity=None, digest=b"%d" % weight, read_at_ns=0, weight=weight, value=Node())
+
+
+def test_the_versions_a_cache_let_go_are_collected_once_they_weigh_as_much_as_it_holds() -> None:
+    jobs_r, jobs_w = os.pipe()
+    cache: FileCache[Node] = FileCache(max_entries=10, max_weight=100)
+    collector = Collector(jobs_r, cache)
+    try:
+        cache.put(text_key("/a.py"), cyclic_entry(60))
+        collector.after_job()  # frozen, with everything else alive
+        first = cache.get(text_key("/a.py"))
+        assert first is not None
+        gone = weakref.ref(first.value)
+        del first
+        cache.put(text_key("/a.py"), cyclic_entry(61))  # the next version: 60 let go
+        collector.after_job()
+        assert gone() is not None and collector.collections == 0
+        cache.put(text_key("/a.py"), cyclic_entry(62))  # 121 let go, past the bound
+        os.write(jobs_w, b"j")  # but a job is waiting: not now
+        collector.after_job()
+        assert gone() is not None and collector.collections == 0
+        os.read(jobs_r, 1)
+        collector.after_job()
+        assert gone() is None and collector.collections == 1 and cache.released == 0
+        # A version too heavy to keep is let go at once, and counts as such.
+        cache.put("/big.py", cyclic_entry(101))
+        assert len(cache) == 1 and cache.released == 101
+        collector.after_job()
+        assert collector.collections == 2
+    finally:
+        gc.unfreeze()
+        os.close(jobs_r)
+        os.close(jobs_w)

@@ -33,14 +33,19 @@ from gzguide.messages import (
     AnalyzeParams,
     AnalyzeResponse,
     AnalyzeResult,
+    AnalyzeTextParams,
     EmptyResult,
     ErrorResponse,
     Hint,
     InitializeResult,
+    Request,
     Response,
     ResponseEncoder,
     ResultResponse,
     answer_hints,
+    decode_params,
+    decode_request,
+    decode_text_analyze,
     encode_response,
     error_response,
 )
@@ -1055,3 +1060,68 @@ def test_the_shipped_schema_states_the_1_1_rule() -> None:
         validator_for(PROTOCOL_SCHEMA, "/$defs/AnalyzeParams").validate(
             {"file_path": "m.py", "text": anything}
         )
+
+
+_members = st.sampled_from(
+    [
+        '"id":1',
+        '"id":"a"',
+        '"id":true',
+        '"id":1.5',
+        '"method":"analyze"',
+        '"method":"analyse"',
+        '"method":""',
+        '"method":5',
+        '"params":{"file_path":"m.py","text":"x = 1\\n"}',
+        '"params":{"file_path":"m.py","text":"\\u00e9\\ud83d\\ude00","cursor_position":3}',
+        '"params":{"text":"x","file_path":"m.py","cursor_position":null}',
+        '"params":{"file_path":"m.py"}',
+        '"params":{"file_path":"m.py","text":5}',
+        '"params":{"file_path":"m.py","text":"x","cursor_position":-1}',
+        '"params":{"file_path":"m.py","text":"x","cursor_position":' + "9" * 30 + "}",
+        '"params":{"file_path":"","text":"x"}',
+        '"params":[1]',
+        '"params":null',
+        '"extra":{"text":7}',
+    ]
+)
+
+
+@given(st.lists(_members, max_size=6))
+def test_a_1_1_request_decoded_in_one_pass_is_what_the_general_way_decodes(
+    members: list[str],
+) -> None:
+    body = ("{" + ",".join(members) + "}").encode()
+    fast = decode_text_analyze(body)
+    general = decode_request(body)
+    if fast is None:
+        return
+    request_id, params = fast
+    assert isinstance(general, Request) and general.method == "analyze"
+    assert general.id == request_id and type(general.id) is type(request_id)
+    assert decode_params(general.params, AnalyzeTextParams) == params
+
+
+def test_one_pass_decoding_declines_what_it_must_not_answer() -> None:
+    for body in (
+        b'{"id":1,"method":"analyze","params":{"file_path":"m","text":"x"}} x',
+        b'{"id":1,"method":"analyze","params":{"file_path":"m","text":"\\xff"}}',
+        b'{"id":1,"method":"analyze","params":{"file_path":"m","text":"x"},"z":"\xff"}',
+        b'{"id":1,"method":"shutdown","params":{"file_path":"m","text":"x"}}',
+        b'{"id":1,"method":"analyze","params":{"file_path":"m","text":"x"},"method":"x"}',
+    ):
+        assert decode_text_analyze(body) is None, body
+    # Taken the general way, each gets the answer it always got.
+    session = session_at("1.1")
+    replies = [
+        session.handle_body(b'{"id":1,"method":"analyze","params":{"file_path":"m","text":"x"}} x'),
+        session.handle_body(
+            b'{"id":2,"method":"analyze","params":{"file_path":"m","text":"\\xff"}}'
+        ),
+    ]
+    codes = [
+        r.response.error.code
+        for r in replies
+        if isinstance(r, Reply) and isinstance(r.response, ErrorResponse)
+    ]
+    assert codes == [PARSE_ERROR, PARSE_ERROR]

@@ -65,6 +65,10 @@ def test_the_session_covers_every_kind_of_traffic(report: SoakReport) -> None:
         assert report.edits.get(edit[0]), f"no {edit[0]} edit in the session: {report.edits}"
     assert report.racy_probes > 0 and report.in_flight_edits > 0, explain(report)
     assert report.answers_verified > 100, explain(report)
+    # Typing into buffers: texts sent as typed, every one checked, and saved buffers.
+    assert kinds["analyze_text"] > CI_REQUESTS * 0.02, kinds
+    assert report.texts_verified == kinds["analyze_text"], explain(report)
+    assert report.typing_bursts > 10 and report.edits.get("save_buffer"), explain(report)
 
 
 def test_resident_memory_is_flat_after_warm_up(report: SoakReport) -> None:

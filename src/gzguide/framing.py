@@ -193,7 +193,8 @@ class FrameDecoder:
         need = self._remaining
         if len(self._buf) < need:
             return self._end_of_input() if self._eof else NEED_DATA
-        body = bytes(self._buf[:need])
+        with memoryview(self._buf) as whole, whole[:need] as view:
+            body = view.tobytes()  # one copy; a slice of the bytearray would make two
         del self._buf[:need]
         self._state = _State.HEADERS
         self._reset_section()

@@ -29,17 +29,21 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Final
 
 from gzguide.analysis.classes import cohesion_move
 from gzguide.analysis.dispatch import dispatch_moves
 from gzguide.analysis.extract import (
+    BARE,
     CHANGES,
     DECLARES,
     DEFINES,
+    FLAG,
     GUARD,
+    HANDS_OVER,
+    INITIALIZES,
     INPUTS,
     LEAVES_LOOP,
     LEAVES_RETURN,
@@ -56,12 +60,21 @@ from gzguide.analysis.filefacts import FileFacts, caller_parameters, receiver_of
 from gzguide.analysis.idioms import idiom_moves
 from gzguide.analysis.measure import Measurement
 from gzguide.analysis.modules import split_move
-from gzguide.analysis.moves import CONCERNS, UNCLASSIFIED, Concern, Move, fit, line_list, lines
+from gzguide.analysis.moves import (
+    CONCERNS,
+    UNCLASSIFIED,
+    Concern,
+    Move,
+    fit,
+    line_list,
+    lines,
+    names,
+)
 from gzguide.analysis.objects import chain_move
 from gzguide.analysis.scopes import Scope
 from gzguide.analysis.signature import MIN_PARAMETERS, parameter_moves
 from gzguide.analysis.thresholds import MetricBand, Position
-from gzguide.analysis.walk import FunctionView, real_depth
+from gzguide.analysis.walk import FunctionView, Stmt, real_depth
 
 #: How each metric is named in a headline.
 METRIC_LABELS: Final[dict[str, str]] = {
@@ -173,17 +186,46 @@ class _FunctionMoves:
     view: FunctionView
     local: list[Move]
     examiner: Examiner
+    scope: Scope
+    facts: FileFacts
+    _twins: dict[int, str | None] = field(default_factory=dict)
 
     @cached_property
     def blocks(self) -> list[Extraction]:
         """The blocks that can move out and hold enough points for any concern's move."""
         return self.examiner.extractions(COMPLEXITY_BLOCK_POINTS)
 
+    def twin_of(self, block: Extraction) -> str | None:
+        """Where a copy of ``block`` is in the file, and how close
+        (``"lines 9-14 (in `load`) word for word"``)."""
+        if len(block.statements) != 1:
+            return None
+        node = block.statements[0].node
+        key = id(node)
+        if key not in self._twins:
+            twin = self.facts.twins.twin_of(node)
+            where = None
+            if twin is not None:
+                other, differing = twin
+                where = lines(other.lineno, other.end_lineno or other.lineno)
+                owner = self.facts.function_at(other.lineno)
+                if owner is not None and owner.key != self.scope.key:
+                    where += f" (in `{owner.node.name}`)"
+                where += (
+                    " word for word"
+                    if not differing
+                    else " but for one name or value"
+                    if differing == 1
+                    else f" but for {differing} names or values"
+                )
+            self._twins[key] = where
+        return self._twins[key]
+
 
 def _moves_of(scope: Scope, facts: FileFacts) -> _FunctionMoves:
     view = facts.view(scope)
     local = [*dispatch_moves(view), *idiom_moves(view)]
-    return _FunctionMoves(view, local, Examiner(view, scope.owner is not None))
+    return _FunctionMoves(view, local, Examiner(view, scope.owner is not None), scope, facts)
 
 
 def _best(moves: Sequence[Move], concern: Concern) -> Move | None:
@@ -216,7 +258,7 @@ def _complexity_move(found: _FunctionMoves, c: Candidate, lizard: bool) -> Move 
     if plain:
         return max(plain, key=lambda m: m.priority)
     if block is not None:
-        return block.move(found.view, Concern.COMPLEXITY, int(c.m.value))
+        return block.move(found.view, Concern.COMPLEXITY, int(c.m.value), found.twin_of(block))
     return None
 
 
@@ -233,7 +275,15 @@ def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
     ]
     if not blocks:
         return None
-    return min(blocks, key=lambda b: (max(b.points + 1, value - b.points), -b.points))
+    # A block written twice in the file first: one helper then serves both copies.
+    return min(
+        blocks,
+        key=lambda b: (
+            found.twin_of(b) is None,
+            max(b.points + 1, value - b.points),
+            -b.points,
+        ),
+    )
 
 
 def _body_lines(view: FunctionView) -> int:
@@ -249,7 +299,19 @@ def _size_move(found: _FunctionMoves) -> Move | None:
 
 
 def _nesting_move(found: _FunctionMoves, c: Candidate) -> Move | None:
-    moves = [m for m in found.local if m.gain(Concern.NESTING) > 0 and m.kind in _FLATTENING]
+    view = found.view
+    deepest = [s.line for s in view.statements if s.depth == view.max_depth]
+
+    def lowers_the_depth(m: Move) -> bool:
+        # A move that flattens one branch leaves the depth of a deeper one elsewhere.
+        region = m.region
+        return region is None or all(region[0] <= line <= region[1] for line in deepest)
+
+    moves = [
+        m
+        for m in found.local
+        if m.gain(Concern.NESTING) > 0 and m.kind in _FLATTENING and lowers_the_depth(m)
+    ]
     if not moves:
         return None
     return max(moves, key=lambda m: (m.priority, m.gain(Concern.NESTING)))
@@ -259,6 +321,7 @@ _KIND_WORDS: Final = {
     "if": ("`if`", "`if`s"),
     "ternary": ("conditional expression", "conditional expressions"),
     "loop": ("loop", "loops"),
+    "loop_else": ("loop `else`", "loop `else`s"),
     "except": ("`except`", "`except`s"),
     "else": ("`try` `else`", "`try` `else`s"),
     "filter": ("comprehension `if`", "comprehension `if`s"),
@@ -273,6 +336,7 @@ _KIND_WORDS: Final = {
 _OBSTACLES: Final = {
     SHORT: "is too short to be worth a helper",
     MOST: "is most of the function",
+    BARE: "is the function's work: only guards, set-up and a return would stay behind",
     GUARD: "is an early exit (an `if` that only leaves)",
     LEAVES_RETURN: "returns from the function",
     LEAVES_YIELD: "yields and sets values used after it",
@@ -280,10 +344,9 @@ _OBSTACLES: Final = {
     DECLARES: "declares `global` or `nonlocal` names",
     DEFINES: "defines a nested function",
     INPUTS: "reads more than three of its local values",
-    OUTPUTS: "gives back more than one value (set, or changed in place)",
-    THREADS: "would take a value in and hand it back changed",
-    CHANGES: "changes objects the function hands it, in place",
     RECURSES: "calls this function again",
+    INITIALIZES: "sets attributes of the instance, which `__init__` is the place to show",
+    HANDS_OVER: "holds the `yield` its decorator hands control through",
 }
 
 _WHAT: Final = {
@@ -311,7 +374,8 @@ def census(view: FunctionView, examiner: Examiner) -> str:
         one, many = _KIND_WORDS[kind]
         word = one if total[kind] == 1 else f"{total[kind]} {many}"
         parts.append(f"{word} ({'line' if len(set(at)) == 1 else 'lines'} {line_list(at, 3)})")
-    shown = ", ".join(parts[:3]) + (", and more" if len(parts) > 3 else "")
+    more = len(parts) - 4
+    shown = ", ".join(parts[:4]) + (f", and {more} more kind{'s' * (more > 1)}" if more > 0 else "")
     heavy = [s for s in view.statements if s.blocks and not s.is_elif and s.points >= 2]
     if not heavy:
         on = {p.line for p in view.points}
@@ -326,12 +390,31 @@ def census(view: FunctionView, examiner: Examiner) -> str:
         verdict = examiner.examine((stmt,))
         where = f"The {what} at {lines(stmt.line, stmt.end_line)}"
         if isinstance(verdict, str):
-            why = f"{where} holds {stmt.points} of them and {_OBSTACLES[verdict]}"
+            why = f"{where} holds {stmt.points} of them and {_obstacle(verdict, stmt, examiner)}"
         elif stmt.points >= view.total_points:
             why = f"{where} holds all of them: as a helper it would be this function again"
         else:
             why = f"{where} holds {stmt.points} of them and is too small a step to move out"
     return f"Its {view.total_points} decision points: {shown}. {why}."
+
+
+def _obstacle(verdict: str, stmt: Stmt, examiner: Examiner) -> str:
+    """Why ``stmt`` cannot move out as it is, naming the values that keep it in."""
+    block = (stmt,)
+    if verdict == OUTPUTS:
+        return f"sets {names(examiner.outputs(block))}, which the function reads after it"
+    if verdict == THREADS:
+        taken = examiner.threaded(block)
+        return f"reassigns {names(taken)}, which the function set before it and reads after it"
+    if verdict == CHANGES:
+        return f"changes {names(examiner.changed_inputs(block))} in place"
+    if verdict == FLAG:
+        node = stmt.node
+        assert isinstance(node, ast.If)
+        test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
+        assert isinstance(test, ast.Name)
+        return f"only tests `{test.id}`: a helper would take it just to test it"
+    return _OBSTACLES[verdict]
 
 
 def _may_speak(scope: Scope, c: Candidate) -> bool:
@@ -433,7 +516,9 @@ class Advisor:
     def cls(self, scope: Scope, candidate: Candidate) -> Advice | None:
         assert isinstance(scope.node, ast.ClassDef)
         graph = self.facts.classes.get(scope.key)
-        move = cohesion_move(scope.node, graph) if graph is not None else None
+        if graph is None:
+            return None
+        move = cohesion_move(scope.node, graph, self.facts.attributes_read_outside)
         return _advice(candidate, move) if move is not None else None
 
     def module(self, candidates: list[Candidate]) -> dict[str, Advice]:

@@ -23,7 +23,7 @@ from gzguide.analysis.cohesion import (
     _methods_of,
     _references,
 )
-from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, lines, names
+from gzguide.analysis.moves import MAX_MOVE_CHARS, UNCLASSIFIED, Concern, Move, lines, names
 
 MIN_GROUP_METHODS: Final = 2
 #: What makes a class large (any one of them).
@@ -145,7 +145,33 @@ def is_large(cls: ast.ClassDef) -> str | None:
     return None
 
 
-def cohesion_move(cls: ast.ClassDef, graph: ClassCohesion) -> Move | None:
+def _aliases_the_receiver(cls: ast.ClassDef) -> bool:
+    """Whether a method binds its receiver to another name (``c = self``, to walk a
+    chain of parents): what it reaches through that name is invisible to the groups."""
+    for method in _methods_of(cls.body):
+        args = method.args.posonlyargs + method.args.args
+        if not args:
+            continue
+        receiver = args[0].arg
+        for node in ast.walk(method):
+            if (
+                isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == receiver
+            ):
+                return True
+    return False
+
+
+def cohesion_move(
+    cls: ast.ClassDef, graph: ClassCohesion, read_outside: frozenset[str] = frozenset()
+) -> Move | None:
+    """Extract Class, where the working methods fall into groups that share nothing
+    and no public attribute of theirs is read from outside the class (``read_outside``:
+    attribute names the file reads on other objects); a split would change that
+    interface, which callers use as one object."""
+    if _aliases_the_receiver(cls):
+        return None
     groups = [g for g in _groups(cls, graph) if len(g.methods) >= MIN_GROUP_METHODS]
     own: list[_Group] = []
     for group in groups:
@@ -154,14 +180,22 @@ def cohesion_move(cls: ast.ClassDef, graph: ClassCohesion) -> Move | None:
             own.append(group)
     if len(own) < 2:
         return None
-    parts = [
-        f"{names(g.methods, 3)} ({lines(g.first_line, g.last_line)}) use {names(g.attributes, 2)}"
-        for g in own[:2]
-    ]
-    text = (
-        f"{parts[0]}; {parts[1]}: nothing else links them. Move one group, with the "
-        "attributes only it uses, into a class of its own."
-    )
+    public = {a for g in own for a in g.attributes if not a.startswith("_")}
+    if public & read_outside:
+        return None
+    # Fewer names of each group until the move fits inline whole.
+    for shown_methods, shown_attributes in ((3, 2), (2, 2), (2, 1), (1, 1)):
+        parts = [
+            f"{names(g.methods, shown_methods)} ({lines(g.first_line, g.last_line)}) "
+            f"use {names(g.attributes, shown_attributes)}"
+            for g in own[:2]
+        ]
+        text = (
+            f"{parts[0]}; {parts[1]}: nothing else links them. Move one group, with the "
+            "attributes only it uses, into a class of its own."
+        )
+        if len(text) <= MAX_MOVE_CHARS:
+            break
     large = is_large(cls)
     archetype = "large_class" if large else UNCLASSIFIED
     span = (cls.lineno, cls.end_lineno or cls.lineno)

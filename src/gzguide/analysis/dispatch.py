@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Final
 
-from gzguide.analysis.astshape import shape
+from gzguide.analysis.astshape import code_lines, shape
 from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines
 from gzguide.analysis.walk import FunctionView, Stmt
 
@@ -221,9 +221,11 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
         return Move("table_of_cases", PRIMITIVE, text, span, gains, priority=5)
     archetype = SWITCH if kind in ("type", "tag") else PRIMITIVE
     by = {"type": "type", "tag": "tag", "code": "code"}[kind]
-    if len(arms) < HANDLER_ARMS and span[1] - span[0] + 1 < HANDLER_LINES:
-        # A short chain reads better than a table of three handlers; it is still the
-        # function's shape, and the place a table goes once more cases join.
+    one_liners = all(code_lines(body) == 1 for _, body, _ in arms)
+    if code_lines([stmt.node]) < HANDLER_LINES and (len(arms) < HANDLER_ARMS or one_liners):
+        # A short chain reads better than a table of three handlers, or of one-line
+        # handlers; it is still the function's shape, and the place a table goes once
+        # more cases join.
         text = (
             f"The chain at {where} picks behaviour by the {by} of {code(shown, 40)} in "
             f"{cases} short arms: clear as it is, and the place for a table of "

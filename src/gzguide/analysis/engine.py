@@ -32,6 +32,7 @@ from gzguide.analysis.cc import function_complexities, total_complexity
 from gzguide.analysis.cohesion import ClassCohesion, class_cohesion
 from gzguide.analysis.directives import Directives, read_directives, silencer
 from gzguide.analysis.filefacts import FileFacts
+from gzguide.analysis.keywords import NO_KEYWORDS, KeywordLines, keyword_lines
 from gzguide.analysis.lines import LineIndex
 from gzguide.analysis.lizard_metrics import LizardValues, lizard_function_metrics
 from gzguide.analysis.measure import Measurement
@@ -63,6 +64,8 @@ class Measured:
     classes: dict[tuple[int, int], ClassCohesion] = field(default_factory=dict)
     #: The top-level definitions and the names each mentions (module advice).
     top_level: tuple[TopLevel, ...] = ()
+    #: Where the keywords the tree does not place are (the census cites them).
+    keywords: KeywordLines = NO_KEYWORDS
 
 
 #: The lizard figures behind each function metric.
@@ -130,6 +133,7 @@ def measure(module: ParsedModule) -> Measured:
         read_directives(module.text, tokens),
         cohesion,
         top_level(module.tree, module.text),
+        keyword_lines(module.text),
     )
 
 
@@ -175,7 +179,13 @@ def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
     if not candidates:
         return EMPTY_REPORT
     advisor = Advisor(
-        FileFacts(measured.tree, measured.scopes, measured.classes, measured.top_level)
+        FileFacts(
+            measured.tree,
+            measured.scopes,
+            measured.classes,
+            measured.top_level,
+            measured.keywords,
+        )
     )
     by_scope: dict[tuple[int, int] | None, list[Candidate]] = {}
     for c in candidates:

@@ -29,11 +29,12 @@ which keeps one call line.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
 from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, lines, names
-from gzguide.analysis.walk import BREAK, CONTINUE, DECLARE, RETURN, YIELD, FunctionView, Stmt
+from gzguide.analysis.walk import BREAK, CONTINUE, DECLARE, RETURN, YIELD, FunctionView, Pos, Stmt
 
 MIN_LINES: Final = 3
 MAX_INPUTS: Final = 3
@@ -94,10 +95,13 @@ class Extraction:
             if isinstance(node, ast.If) and node.orelse and isinstance(node.orelse[0], ast.If):
                 return "the `if`/`elif` chain"
             return _DESCRIPTIONS.get(type(node), "the statement")
-        return f"its {len(self.statements)} statements"
+        return _describe_run(self.statements)
 
-    def move(self, view: FunctionView, concern: Concern, total: int) -> Move:
-        """Worded for ``concern``; ``total`` is the function's radon complexity."""
+    def move(
+        self, view: FunctionView, concern: Concern, total: int, twin: str | None = None
+    ) -> Move:
+        """Worded for ``concern``; ``total`` is the function's radon complexity; ``twin``
+        says where a copy of the block is (``"lines 9-14 (in `load`) word for word"``)."""
         takes = f"takes {names(self.inputs)}" if self.inputs else "takes no arguments"
         if self.generator:
             gives = "and that it delegates to with `yield from`"
@@ -114,13 +118,41 @@ class Extraction:
             tail = f": {self.points} of its {total - 1} decision points go with them."
         else:
             tail = "."
-        text = f"{where} can move into {helper}{tail}"
+        if twin is not None:
+            text = f"{where} repeat {twin}: one {helper[2:]} "
+            if concern is Concern.COMPLEXITY:
+                text += f"can serve both, with {self.points} of its {total - 1} decision points."
+            else:
+                text += "can serve both."
+        else:
+            text = f"{where} can move into {helper}{tail}"
         archetype = "arrowhead" if _flattens(view, self) else UNCLASSIFIED
         gains = {
             Concern.COMPLEXITY: self.points,
             Concern.SIZE: self.size - 1,
         }
         return Move("extract", archetype, text, (self.start_line, self.end_line), gains, 1)
+
+
+def _describe_run(statements: tuple[Stmt, ...]) -> str:
+    """What two or more statements in a row are: a whole block, a loop with its set-up,
+    or just a run of statements."""
+    first, last = statements[0], statements[-1]
+    parent = first.parent
+    if parent is not None and len(statements) == len(first.container):
+        owner = _DESCRIPTIONS.get(type(parent.node), "the statement")
+        node = parent.node
+        if first.container is getattr(node, "body", None):
+            return f"the body of {owner}"
+        if first.container is getattr(node, "finalbody", None):
+            return "the `finally` block"
+        if first.container is getattr(node, "orelse", None):
+            return f"the `else` of {owner}"
+        if any(first.container is h.body for h in getattr(node, "handlers", ())):
+            return "the `except` block"
+    if isinstance(last.node, ast.For | ast.AsyncFor | ast.While):
+        return f"{_DESCRIPTIONS[type(last.node)]} with its set-up"
+    return f"{len(statements)} statements"
 
 
 def _flattens(view: FunctionView, block: Extraction) -> bool:
@@ -146,7 +178,10 @@ def _receiver(view: FunctionView, is_method: bool) -> str | None:
 def _candidates(view: FunctionView) -> list[tuple[Stmt, ...]]:
     """Compound statements, whole bodies and blank-line paragraphs of two or more statements."""
     found: list[tuple[Stmt, ...]] = []
-    blocks: list[list[Stmt]] = [view.body]
+    body = view.body
+    if body and _is_docstring(body[0].node):
+        body = body[1:]  # the docstring stays with its function
+    blocks: list[list[Stmt]] = [body]
     for stmt in view.statements:
         if stmt.blocks and not stmt.is_elif:
             found.append((stmt,))
@@ -196,12 +231,104 @@ def _starts_a_name(node: ast.stmt, among: set[str] | None = None) -> bool:
     )
 
 
+def _tests_only_an_input(stmts: tuple[Stmt, ...], view: FunctionView, start: Pos) -> bool:
+    """A lone ``if`` (no ``else``) on a bare name set before the block: the helper
+    would take a flag only to test it; the ``if``'s body is the step."""
+    if len(stmts) != 1:
+        return False
+    node = stmts[0].node
+    if not isinstance(node, ast.If) or node.orelse:
+        return False
+    test = node.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if not isinstance(test, ast.Name) or not any(p < start for p in view.stores.get(test.id, ())):
+        return False
+    # A body that uses the value too (``if exc_info: exc_info = normalized(exc_info)``)
+    # works on it: then the name is a real input, not a flag.
+    first, last = node.body[0], node.body[-1]
+    body = ((first.lineno, first.col_offset), (last.end_lineno or 0, last.end_col_offset or 0))
+    read, written = view.names_within(*body)
+    return test.id not in read and test.id not in written
+
+
+def _container_end(stmt: Stmt) -> Pos:
+    """Where the statement list ``stmt`` sits in ends."""
+    last = stmt.container[-1] if stmt.container else stmt.node
+    return (last.end_lineno or last.lineno, last.end_col_offset or 0)
+
+
+def _raising_blocks(stmt: Stmt) -> Iterator[tuple[Pos, Pos]]:
+    """The extents of ``stmt``'s blocks that end in a ``raise``: a value set in one
+    never flows on to what follows the statement."""
+    for block in stmt.blocks:
+        if block and isinstance(block[-1].node, ast.Raise):
+            yield block[0].start, block[-1].end
+
+
+def _decorator_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _within(stmts: tuple[Stmt, ...] | list[Stmt]) -> Iterator[Stmt]:
+    """Every statement of the block, nested ones included (statements only)."""
+    pending = list(stmts)
+    while pending:
+        stmt = pending.pop()
+        yield stmt
+        for block in stmt.blocks:
+            pending.extend(block)
+
+
+def _binding_bodies(stmts: tuple[Stmt, ...]) -> dict[str, list[tuple[Pos, Pos]]]:
+    """Per name, the spans of the bodies that constructs of the block run with it bound:
+    a loop's target, an ``except ... as``, a ``with ... as``."""
+    found: dict[str, list[tuple[Pos, Pos]]] = {}
+
+    def bind(targets: list[ast.expr], body: list[ast.stmt]) -> None:
+        if not body:
+            return
+        last = body[-1]
+        span = (
+            (body[0].lineno, body[0].col_offset),
+            (last.end_lineno or last.lineno, last.end_col_offset or 0),
+        )
+        for target in targets:
+            for n in ast.walk(target):
+                if isinstance(n, ast.Name):
+                    found.setdefault(n.id, []).append(span)
+
+    for stmt in _within(stmts):
+        node = stmt.node
+        if isinstance(node, ast.For | ast.AsyncFor):
+            bind([node.target], node.body)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            bind([i.optional_vars for i in node.items if i.optional_vars is not None], node.body)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            for handler in node.handlers:
+                if handler.name:
+                    bind([ast.Name(handler.name)], handler.body)
+    return found
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
 def _is_trivial(node: ast.stmt) -> bool:
     """A docstring, ``pass``, a plain ``return``, or a guard clause."""
     if isinstance(node, ast.Pass | ast.Return):
         return True
-    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-        return True
+    if isinstance(node, ast.Expr | ast.Assign) and isinstance(node.value, ast.Constant):
+        return True  # a docstring, or a flag such as ``__tracebackhide__ = True``
     return (
         isinstance(node, ast.If)
         and not node.orelse
@@ -225,6 +352,8 @@ def _is_guard(stmts: tuple[Stmt, ...]) -> bool:
 #: Why a block cannot move out as it is.
 SHORT: Final = "short"
 MOST: Final = "most"
+#: Without the block, the function would keep only guards, set-up and a return.
+BARE: Final = "bare"
 GUARD: Final = "guard"
 SIMPLE: Final = "simple"
 DEFINES: Final = "defines"
@@ -236,7 +365,15 @@ INPUTS: Final = "inputs"
 OUTPUTS: Final = "outputs"
 THREADS: Final = "threads"
 CHANGES: Final = "changes"
+INITIALIZES: Final = "initializes"
 RECURSES: Final = "recurses"
+FLAG: Final = "flag"
+HANDS_OVER: Final = "hands_over"
+#: Decorators under which a function's ``yield`` hands control to its caller once:
+#: the generator is the protocol, not a stream of values to delegate.
+_YIELD_PROTOCOLS: Final = frozenset(
+    {"contextmanager", "asynccontextmanager", "fixture", "hookimpl", "hookwrapper"}
+)
 
 
 class Examiner:
@@ -250,6 +387,10 @@ class Examiner:
         self.body_lines = max(body[-1].end_line - body[0].line + 1, 1) if body else 1
         self.tail_node = body[-1].node if body else None
         self.closures = _closure_reads(view) if view.nested else {}
+        self._bodies: dict[tuple[int, int], dict[str, list[tuple[Pos, Pos]]]] = {}
+        self.yield_is_protocol = any(
+            _decorator_name(d) in _YIELD_PROTOCOLS for d in view.node.decorator_list
+        )
 
     def examine(self, stmts: tuple[Stmt, ...]) -> Extraction | str:
         key = (stmts[0].line, stmts[0].node.col_offset, stmts[-1].end_line)
@@ -295,32 +436,86 @@ class Examiner:
         generator = leaves == LEAVES_YIELD
         if leaves is not None and not generator:
             return leaves
-        read, written = view.names_within(start, end)
-        inputs = sorted(
+        if generator and self.yield_is_protocol:
+            return HANDS_OVER  # a context manager's or fixture's yield is its whole point
+        if _tests_only_an_input(stmts, view, start):
+            return FLAG
+        if self._sets_instance_state(start, end):
+            return INITIALIZES
+        inputs = self.inputs(stmts)
+        if len(inputs) > MAX_INPUTS:
+            return INPUTS
+        outputs = [] if tail else self.outputs(stmts)
+        if len(outputs) > (0 if generator else 1):
+            return OUTPUTS
+        if self.changed_inputs(stmts):
+            return CHANGES  # it would change its caller's objects: not a step of its own
+        if self.threaded(stmts):
+            return THREADS
+        if not self._leaves_work_behind(stmts):
+            return BARE
+        points = sum(s.points for s in stmts)
+        conditions = sum(s.conditions for s in stmts)
+        output = outputs[0] if outputs else None
+        return Extraction(
+            stmts, tuple(inputs), output, tail and not generator, generator, points, conditions
+        )
+
+    def inputs(self, stmts: tuple[Stmt, ...]) -> list[str]:
+        """The local values the block reads that it does not set first itself."""
+        view = self.view
+        start, end = stmts[0].start, stmts[-1].end
+        read, _ = view.names_within(start, end)
+        return sorted(
             n
             for n in read
             if n != self.receiver
             and any(p < start or p > end for p in view.stores.get(n, ()))
             and not self._set_first(n, stmts)
         )
-        if len(inputs) > MAX_INPUTS:
-            return INPUTS
-        outputs = [] if tail else [n for n in written if self._used_after(n, first, end)]
-        if len(outputs) > (0 if generator else 1):
-            return OUTPUTS
-        if set(inputs) & view.mutated_within(start, end):
-            return CHANGES  # it would change its caller's objects: not a step of its own
-        if any(p < start for n in outputs for p in view.stores.get(n, ())):
-            # It had a value before the block, which may keep it (a path through the
-            # block that does not set it): that value would have to go in and come out.
-            return THREADS
-        if not self._leaves_work_behind(stmts):
-            return MOST
-        points = sum(s.points for s in stmts)
-        conditions = sum(s.conditions for s in stmts)
-        output = outputs[0] if outputs else None
-        return Extraction(
-            stmts, tuple(inputs), output, tail and not generator, generator, points, conditions
+
+    def outputs(self, stmts: tuple[Stmt, ...]) -> list[str]:
+        """The names the block sets that the function reads after it (a value set only
+        on a path that raises never reaches those reads)."""
+        start, end = stmts[0].start, stmts[-1].end
+        _, written = self.view.names_within(start, end)
+        raising = [r for s in _within(stmts) for r in _raising_blocks(s)]
+        return sorted(
+            n
+            for n in written
+            if self._used_after(n, stmts[0], end)
+            and not all(
+                any(a <= p <= b for a, b in raising)
+                for p in self.view.stores.get(n, ())
+                if start <= p <= end
+            )
+        )
+
+    def changed_inputs(self, stmts: tuple[Stmt, ...]) -> list[str]:
+        """The inputs whose objects the block changes in place."""
+        start, end = stmts[0].start, stmts[-1].end
+        return sorted(set(self.inputs(stmts)) & self.view.mutated_within(start, end))
+
+    def threaded(self, stmts: tuple[Stmt, ...]) -> list[str]:
+        """Outputs that had a value before the block, which may keep it (a path through
+        the block that does not set it): that value would have to go in and come out."""
+        start = stmts[0].start
+        return [
+            n for n in self.outputs(stmts) if any(p < start for p in self.view.stores.get(n, ()))
+        ]
+
+    def _sets_instance_state(self, start: Pos, end: Pos) -> bool:
+        """Whether the block, in ``__init__``, sets attributes of the instance: they are
+        the class's state, which ``__init__`` is the one place to show."""
+        if self.receiver is None or self.view.node.name != "__init__":
+            return False
+        return any(
+            isinstance(n, ast.Attribute)
+            and isinstance(n.ctx, ast.Store)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == self.receiver
+            and start <= (n.lineno, n.col_offset) <= end
+            for n in ast.walk(self.view.node)
         )
 
     def _set_first(self, name: str, stmts: tuple[Stmt, ...]) -> bool:
@@ -335,15 +530,37 @@ class Examiner:
         first, read = min(stores), min(loads)
         # The store must run whenever the block does (in a plain statement of its own)
         # and be done before the first read (``x = x + 1`` reads first).
-        return any(not s.blocks and s.start <= first <= s.end < read for s in stmts)
+        if any(not s.blocks and s.start <= first <= s.end < read for s in stmts):
+            return True
+        # Or each read follows a plain statement of the block that sets it, earlier in
+        # the same statement list or in one around the read (each branch of an
+        # ``if``/``else`` that sets it first, say).
+        setters = [
+            (s.end, _container_end(s))
+            for s in _within(stmts)
+            if not s.blocks and any(s.start <= p <= s.end for p in stores)
+        ]
+        if all(any(after < p <= until for after, until in setters) for p in loads):
+            return True
+        # Or every read is inside the body of a construct of the block that binds the
+        # name first: a loop's target, an ``except ... as``, a ``with ... as``.
+        key = (id(stmts[0]), id(stmts[-1]))
+        bodies = self._bodies.get(key)
+        if bodies is None:
+            bodies = self._bodies[key] = _binding_bodies(stmts)
+        scopes = bodies.get(name, [])
+        return bool(scopes) and all(any(a <= p <= b for a, b in scopes) for p in loads)
 
     def _recurses(self, start: tuple[int, int], end: tuple[int, int]) -> bool:
         """Whether the block calls the function it is in (a helper would recurse back)."""
         name = self.view.node.name
-        if self.view.loads_between(name, start, end):
+        # A parameter or local of the function's own name hides it (``def
+        # properties(validator, properties, ...)``): reading that is no call.
+        hidden = name in self.view.params or name in self.view.stores
+        if not hidden and self.view.loads_between(name, start, end):
             return True
         return self.receiver is not None and any(
-            start <= p <= end for p in self.view.method_calls.get(name, ())
+            start <= p <= end for p in self.view.method_calls.get(f"{self.receiver}.{name}", ())
         )
 
     def _leaves_work_behind(self, stmts: tuple[Stmt, ...]) -> bool:
@@ -352,7 +569,27 @@ class Examiner:
         if stmts[0].parent is not None:
             return True  # the statement around the block stays
         taken = {id(s) for s in stmts}
-        return any(id(s) not in taken and not _is_trivial(s.node) for s in self.view.body)
+        start, end = stmts[0].start, stmts[-1].end
+        return any(
+            id(s) not in taken and not _is_trivial(s.node) and not self._feeds(s, start, end)
+            for s in self.view.body
+        )
+
+    def _feeds(self, stmt: Stmt, start: Pos, end: Pos) -> bool:
+        """Whether ``stmt`` only prepares values for the block: it calls nothing and
+        every name it sets is read inside the block alone (``read = src.read`` before a
+        copy loop, ``if not size: size = DEFAULT``). Such a statement is no step of
+        its own: it would go into the helper with the block."""
+        if any(isinstance(n, ast.Call | ast.Await | ast.Yield) for n in ast.walk(stmt.node)):
+            return False
+        _, written = self.view.names_within(stmt.start, stmt.end)
+        if not written or (self.receiver is not None and self.receiver in written):
+            return False
+        for name in written:
+            reads = [p for p in self.view.loads.get(name, ()) if not stmt.start <= p <= stmt.end]
+            if not reads or name in self.closures or not all(start <= p <= end for p in reads):
+                return False
+        return True
 
     def _used_after(self, name: str, first: Stmt, end: tuple[int, int]) -> bool:
         loads = [*self.view.loads.get(name, ()), *self.closures.get(name, ())]

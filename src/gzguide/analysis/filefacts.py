@@ -15,8 +15,10 @@ from itertools import combinations
 from typing import Final
 
 from gzguide.analysis.cohesion import ClassCohesion
+from gzguide.analysis.keywords import NO_KEYWORDS, KeywordLines
 from gzguide.analysis.modules import TopLevel
 from gzguide.analysis.scopes import FunctionNode, Scope
+from gzguide.analysis.twins import Twins
 from gzguide.analysis.walk import FunctionView, view_of
 
 #: Signatures longer than this are not searched for shared triples (there are
@@ -32,6 +34,7 @@ class FileFacts:
     classes: dict[tuple[int, int], ClassCohesion] = field(default_factory=dict)
     #: The top-level definitions and the names each mentions.
     top_level: tuple[TopLevel, ...] = ()
+    keywords: KeywordLines = NO_KEYWORDS
     _views: dict[tuple[int, int], FunctionView] = field(default_factory=dict)
     #: What detectors work out once per file and share (keyed by the detector).
     memo: dict[object, object] = field(default_factory=dict)
@@ -41,9 +44,30 @@ class FileFacts:
         found = self._views.get(scope.key)
         if found is None:
             assert not isinstance(scope.node, ast.ClassDef)
-            found = view_of(scope.node)
+            found = view_of(scope.node, self.keywords)
             self._views[scope.key] = found
         return found
+
+    @cached_property
+    def twins(self) -> Twins:
+        """The file's compound statements, for finding copies of a block."""
+        return Twins(self.tree)
+
+    @cached_property
+    def attributes_read_outside(self) -> frozenset[str]:
+        """Attribute names the file reads on some object other than ``self``/``cls``
+        (``req.headers``): the public face of its classes' state."""
+        return frozenset(
+            n.attr
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.Attribute)
+            and not (isinstance(n.value, ast.Name) and n.value.id in ("self", "cls"))
+        )
+
+    def function_at(self, line: int) -> Scope | None:
+        """The innermost function whose lines hold ``line``."""
+        holding = [s for s in self.functions if s.start_line <= line <= s.end_line]
+        return max(holding, key=lambda s: s.start_line) if holding else None
 
     @cached_property
     def functions(self) -> list[Scope]:

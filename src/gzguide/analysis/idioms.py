@@ -31,8 +31,9 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import Final
 
-from gzguide.analysis.astshape import shape
+from gzguide.analysis.astshape import code_lines, shape
 from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines, plural, snippet
+from gzguide.analysis.rendering import render
 from gzguide.analysis.walk import FunctionView, Stmt
 
 ARROWHEAD: Final = "arrowhead"
@@ -58,8 +59,8 @@ _NEGATED: Final[dict[type[ast.cmpop], type[ast.cmpop]]] = {
 def _target(node: ast.expr) -> str:
     """A loop target as a ``for`` writes it (``a, b``, not ``(a, b)``)."""
     if isinstance(node, ast.Tuple) and node.elts:
-        return ", ".join(ast.unparse(e) for e in node.elts)
-    return ast.unparse(node)
+        return ", ".join(render(e) for e in node.elts)
+    return render(node)
 
 
 def _span(stmt: Stmt) -> tuple[int, int]:
@@ -103,30 +104,6 @@ def _body_lines(statements: list[ast.stmt]) -> int:
     return (statements[-1].end_lineno or statements[-1].lineno) - statements[0].lineno + 1
 
 
-def _code_lines(statements: list[ast.stmt]) -> int:
-    """Lines that hold code, blank lines and comments left out: how long a body reads."""
-    held: set[int] = set()
-    pending = list(statements)
-    while pending:
-        node = pending.pop()
-        inner = [
-            child
-            for name in ("body", "orelse", "finalbody", "handlers", "cases")
-            for child in getattr(node, name, ())
-        ]
-        if not inner:
-            held.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
-            continue
-        held.add(node.lineno)
-        for child in inner:
-            if isinstance(child, ast.stmt):
-                pending.append(child)
-            else:  # an except handler or a match case: its header, then its body
-                held.add(child.lineno)
-                pending.extend(child.body)
-    return len(held)
-
-
 # -- loops -------------------------------------------------------------------------------
 
 
@@ -144,23 +121,23 @@ def _search(stmt: Stmt) -> Move | None:
         return None
     span = (node.lineno, after.end_lineno or after.lineno)
     loop = f"The loop at {lines(node.lineno, node.end_lineno or node.lineno)} only searches"
-    target, iterable = _target(node.target), ast.unparse(node.iter)
+    target, iterable = _target(node.target), render(node.iter)
     if _const(found.value, True) and _const(after.value, False):
-        call = snippet(f"return any({ast.unparse(inner.test)} for {target} in {iterable})", 78)
+        call = snippet(f"return any({render(inner.test)} for {target} in {iterable})", 78)
         text = f"{loop}: {call} replaces it and its `return False`"
         gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
         return Move("any", UNCLASSIFIED, text + ".", span, gains, priority=3)
     if _const(found.value, False) and _const(after.value, True):
-        test = ast.unparse(negation(inner.test))
+        test = render(negation(inner.test))
         call = snippet(f"return all({test} for {target} in {iterable})", 78)
         text = f"{loop}: {call} replaces it and its `return True`"
         gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
         return Move("all", UNCLASSIFIED, text + ".", span, gains, priority=3)
     if found.value is None or isinstance(found.value, ast.Constant):
         return None
-    default = ast.unparse(after.value) if after.value is not None else "None"
-    expr = ast.unparse(found.value)
-    generator = f"({expr} for {target} in {iterable} if {ast.unparse(inner.test)})"
+    default = render(after.value) if after.value is not None else "None"
+    expr = render(found.value)
+    generator = f"({expr} for {target} in {iterable} if {render(inner.test)})"
     call = snippet(f"return next({generator}, {default})", 86)
     text = f"{loop} for the first match: {call} says so"
     gains = {Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
@@ -202,8 +179,8 @@ def _fill(statement: ast.stmt, name: str, kind: str) -> str | None:
             and isinstance(statement.targets[0].value, ast.Name)
             and statement.targets[0].value.id == name
         ):
-            key = ast.unparse(statement.targets[0].slice)
-            return f"{key}: {ast.unparse(statement.value)}"
+            key = render(statement.targets[0].slice)
+            return f"{key}: {render(statement.value)}"
         return None
     method = "append" if kind == "list" else "add"
     if (
@@ -217,7 +194,7 @@ def _fill(statement: ast.stmt, name: str, kind: str) -> str | None:
         and not statement.value.keywords
         and not isinstance(statement.value.args[0], ast.Starred)
     ):
-        return ast.unparse(statement.value.args[0])
+        return render(statement.value.args[0])
     return None
 
 
@@ -239,9 +216,11 @@ def _comprehension(stmt: Stmt, view: FunctionView) -> Move | None:
     # The collection must not be read while it fills (only the add itself).
     if sum(1 for _ in _name_loads(node, name)) != 1:
         return None
-    clause = f" for {_target(node.target)} in {ast.unparse(node.iter)}"
+    if _inside_try(stmt):
+        return None  # an error partway leaves a partial collection; a comprehension none
+    clause = f" for {_target(node.target)} in {render(node.iter)}"
     if test is not None:
-        clause += f" if {ast.unparse(test)}"
+        clause += f" if {render(test)}"
     brackets = ("{", "}") if kind in ("set", "dict") else ("[", "]")
     built = snippet(f"{name} = {brackets[0]}{element}{clause}{brackets[1]}", 90)
     start = node.lineno - 1 if stmt.index > 0 else node.lineno
@@ -253,6 +232,17 @@ def _comprehension(stmt: Stmt, view: FunctionView) -> Move | None:
     levels = 2 if test is not None else 1
     gains = {Concern.NESTING: levels, Concern.SIZE: span[1] - span[0]}
     return Move("comprehension", UNCLASSIFIED, text, span, gains, priority=2)
+
+
+def _inside_try(stmt: Stmt) -> bool:
+    """Whether ``stmt`` runs in the body of a ``try`` (whose handlers see what it did)."""
+    inner, parent = stmt, stmt.parent
+    while parent is not None:
+        node = parent.node
+        if isinstance(node, ast.Try | ast.TryStar) and inner.container is node.body:
+            return True
+        inner, parent = parent, parent.parent
+    return False
 
 
 def _name_loads(node: ast.AST, name: str) -> Iterator[ast.Name]:
@@ -315,10 +305,10 @@ def _boolean_moves(view: FunctionView) -> Iterator[Move]:
         for run in _runs(boolop.values, _equality_subject(op)):
             first = run[0]
             assert isinstance(first, ast.Compare)
-            choices = ", ".join(ast.unparse(v.comparators[0]) for v in run)  # type: ignore[attr-defined]
-            merged = f"{ast.unparse(first.left)} {word} ({choices})"
+            choices = ", ".join(render(v.comparators[0]) for v in run)  # type: ignore[attr-defined]
+            merged = f"{render(first.left)} {word} ({choices})"
             joined = " or " if is_or else " and "
-            original = joined.join(ast.unparse(v) for v in run)
+            original = joined.join(render(v) for v in run)
             text = (
                 f"{code(ast.parse(original, mode='eval').body, 56)} on line {first.lineno} is "
                 f"{snippet(merged)}: {plural(len(run) - 1, 'point')} less."
@@ -333,8 +323,8 @@ def _boolean_moves(view: FunctionView) -> Iterator[Move]:
                 yield ternary
             for run in _runs(boolop.values, _isinstance_subject):
                 calls = [v for v in run if isinstance(v, ast.Call)]
-                subject = ast.unparse(calls[0].args[0])
-                types = ", ".join(ast.unparse(c.args[1]) for c in calls)
+                subject = render(calls[0].args[0])
+                types = ", ".join(render(c.args[1]) for c in calls)
                 text = (
                     f"The {len(calls)} `isinstance({subject}, …)` tests on line {calls[0].lineno} "
                     f"are one: `isinstance({subject}, ({types}))`, "
@@ -448,7 +438,7 @@ def _bool_return(stmt: Stmt) -> Move | None:
         result = negation(test)
     else:
         return None
-    shown = ast.unparse(result) if _is_boolean(result) else f"bool({ast.unparse(result)})"
+    shown = render(result) if _is_boolean(result) else f"bool({render(result)})"
     span = (node.lineno, second.end_lineno or second.lineno)
     text = (
         f"{lines(*span).capitalize()} turn a test into True or False: "
@@ -481,8 +471,8 @@ def _dict_get(stmt: Stmt) -> Move | None:
         if isinstance(first, ast.Return) and isinstance(second, ast.Return):
             if not _reads_key(first.value, key, mapping):
                 return None
-            default = ast.unparse(second.value) if second.value else "None"
-            result = f"return {ast.unparse(mapping)}.get({ast.unparse(key)}, {default})"
+            default = render(second.value) if second.value else "None"
+            result = f"return {render(mapping)}.get({render(key)}, {default})"
         elif (
             isinstance(first, ast.Assign)
             and isinstance(second, ast.Assign)
@@ -491,9 +481,9 @@ def _dict_get(stmt: Stmt) -> Move | None:
             and _same(first.targets[0], second.targets[0])
             and _reads_key(first.value, key, mapping)
         ):
-            default = ast.unparse(second.value)
+            default = render(second.value)
             target = first.targets[0].id
-            result = f"{target} = {ast.unparse(mapping)}.get({ast.unparse(key)}, {default})"
+            result = f"{target} = {render(mapping)}.get({render(key)}, {default})"
         else:
             return None
         span = (node.lineno, second.end_lineno or second.lineno)
@@ -514,7 +504,8 @@ def _ignored_exception(node: ast.stmt) -> str | None:
         isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and _const(s.value, Ellipsis))
         for s in handler.body
     ):
-        return ast.unparse(handler.type)
+        types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        return ", ".join(render(t) for t in types)
     return None
 
 
@@ -533,7 +524,7 @@ def _same_handlers(stmt: Stmt) -> Move | None:
             *(first.type.elts if isinstance(first.type, ast.Tuple) else [first.type]),
             *(second.type.elts if isinstance(second.type, ast.Tuple) else [second.type]),
         ]
-        joined = snippet(f"except ({', '.join(ast.unparse(t) for t in types)}):", 70)
+        joined = snippet(f"except ({', '.join(render(t) for t in types)}):", 70)
         text = (
             f"The `except` clauses on lines {first.lineno} and {second.lineno} do the same: "
             f"{joined} says it once"
@@ -556,7 +547,7 @@ def suppress_moves(view: FunctionView) -> Iterator[Move]:
     at = ", ".join(str(s.line) for s, _ in found[:4])
     if len(found) == 1:
         text = (
-            f"The `try` at {lines(*_span(first))} only ignores {snippet(exception, 40)}: "
+            f"The `try` at {lines(*_span(first))} only ignores {snippet(exception, 48)}: "
             f"{snippet(f'with contextlib.suppress({exception}):', 60)} says so, 1 point less."
         )
     else:
@@ -582,16 +573,15 @@ def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
         return None
     keyword = "elif" if stmt.is_elif else "if"
     test = ast.BoolOp(ast.And(), [node.test, inner.test])
-    merged = code(ast.If(test, [ast.Pass()], []), 76).replace(" pass`", "`")
-    if stmt.is_elif:
-        merged = merged.replace("`if ", "`elif ", 1)
+    merged = snippet(f"{keyword} {render(test)}:", 76)
     text = (
         f"The `{keyword}` on line {node.lineno} holds only the `if` on line {inner.lineno}: "
         f"{merged} is one test and one level less."
     )
     span = (node.lineno, inner.lineno)
     archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
-    return Move("merge_ifs", archetype, text, span, {Concern.NESTING: 1}, 3)
+    region = (inner.lineno, inner.end_lineno or inner.lineno)
+    return Move("merge_ifs", archetype, text, span, {Concern.NESTING: 1}, 3, region)
 
 
 def _case_shape(node: ast.If) -> object:
@@ -709,7 +699,7 @@ def _guard_before_return(stmt: Stmt, view: FunctionView) -> Move | None:
         return None
     if not isinstance(node.body[-1], ast.Return) or not any(_compound(s) for s in node.body):
         return None  # work that falls through to the final return is clear as it is
-    if _code_lines(node.body) < GUARD_LINES:
+    if code_lines(node.body) < GUARD_LINES:
         return None
     guard = ast.If(negation(node.test), [after], [])
     inner = lines(node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno)
@@ -740,11 +730,11 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
             return None
     elif parent is not None:
         return None
-    body_lines = _code_lines(node.body)
+    body_lines = code_lines(node.body)
     if not any(_compound(s) for s in node.body) or body_lines < GUARD_LINES:
         return None  # flattening a few plain lines by a level changes little
     if not node.orelse:
-        if not in_loop and (body_lines * 2 < _code_lines(view.node.body) or _fails(node.body)):
+        if not in_loop and (body_lines * 2 < code_lines(view.node.body) or _fails(node.body)):
             return None  # not the main path: an error exit reads better where it is
         guard = ast.If(negation(node.test), [ast.Continue() if in_loop else ast.Return()], [])
         where = "loop body" if in_loop else "function"
@@ -762,7 +752,7 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
     last = orelse[-1]
     if not isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
         return None
-    if body_lines < 3 or _code_lines(orelse) * 2 > body_lines:
+    if body_lines < 3 or code_lines(orelse) * 2 > body_lines:
         return None
     word = type(last).__name__.lower()
     test = code(negation(node.test), 50)
@@ -788,7 +778,8 @@ def _else_if(stmt: Stmt, view: FunctionView) -> Move | None:
     )
     archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
     span = (node.lineno, inner.lineno)
-    return Move("else_if", archetype, text, span, {Concern.NESTING: 1}, 3)
+    region = (inner.lineno, inner.end_lineno or inner.lineno)
+    return Move("else_if", archetype, text, span, {Concern.NESTING: 1}, 3, region)
 
 
 def _first_match(stmt: Stmt, view: FunctionView) -> Move | None:
@@ -805,7 +796,7 @@ def _first_match(stmt: Stmt, view: FunctionView) -> Move | None:
     action = inner.body[:-1]
     if any(isinstance(n, ast.Name) and n.id in targets for a in action for n in ast.walk(a)):
         return None  # the action uses the match itself: that is next(), not any()
-    test = f"any({ast.unparse(inner.test)} for {_target(node.target)} in {ast.unparse(node.iter)})"
+    test = f"any({render(inner.test)} for {_target(node.target)} in {render(node.iter)})"
     text = (
         f"The loop at {lines(node.lineno, node.end_lineno or node.lineno)} only looks for a "
         f"match before acting once: {snippet('if ' + test + ':', 80)} says so, a level less."
@@ -878,8 +869,7 @@ def _setdefault(stmt: Stmt) -> Move | None:
     ):
         return None
     rewrite = (
-        f"{ast.unparse(mapping)}.setdefault({ast.unparse(key)}, [])"
-        f".append({ast.unparse(present.value.args[0])})"
+        f"{render(mapping)}.setdefault({render(key)}, []).append({render(present.value.args[0])})"
     )
     text = (
         f"The `if`/`else` at {lines(*_span(stmt))} starts or extends a list: "
@@ -917,11 +907,9 @@ def _make_then_use(stmt: Stmt) -> Move | None:
     ):
         return None
     call = used.value
-    rest = ", ".join(
-        [*(ast.unparse(a) for a in call.args), *(ast.unparse(k) for k in call.keywords)]
-    )
+    rest = ", ".join([*(render(a) for a in call.args), *(render(k) for k in call.keywords)])
     rewrite = (
-        f"{ast.unparse(mapping)}.setdefault({ast.unparse(key)}, {ast.unparse(made.value)})"
+        f"{render(mapping)}.setdefault({render(key)}, {render(made.value)})"
         f".{call.func.attr}({rest})"  # type: ignore[attr-defined]
     )
     span = (node.lineno, used.end_lineno or used.lineno)
@@ -933,11 +921,60 @@ def _make_then_use(stmt: Stmt) -> Move | None:
     return Move("setdefault", UNCLASSIFIED, text, span, gains, 4)
 
 
+def _breaks(statements: list[ast.stmt]) -> bool:
+    """Whether a ``break`` in ``statements`` ends the loop they are the body of (a
+    nested loop's own body breaks that loop; its ``else`` breaks this one)."""
+    pending = list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Break):
+            return True
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            pending.extend(node.orelse)
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            pending.extend(getattr(node, field, ()))
+        for part in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+            pending.extend(part.body)
+    return False
+
+
+def _loop_else_without_break(stmt: Stmt, view: FunctionView) -> Move | None:
+    """A loop ``else`` with no ``break`` to skip it: it always runs."""
+    node = stmt.node
+    if not isinstance(node, ast.For | ast.AsyncFor | ast.While) or not node.orelse:
+        return None
+    if _breaks(node.body):
+        return None
+    body_end = node.body[-1].end_lineno or node.body[-1].lineno
+    else_line = next(
+        (
+            p.line
+            for p in view.points
+            if p.kind == "loop_else" and body_end <= p.line <= node.orelse[0].lineno
+        ),
+        node.orelse[0].lineno,
+    )
+    loop = "`for`" if isinstance(node, ast.For | ast.AsyncFor) else "`while`"
+    text = (
+        f"The {loop} loop on line {node.lineno} has no `break`, so its `else` (line "
+        f"{else_line}) always runs: drop the `else:` and unindent its body, 1 point less."
+    )
+    gains = {Concern.COMPLEXITY: 1, Concern.SIZE: 1}
+    return Move("loop_else", UNCLASSIFIED, text, (node.lineno, else_line), gains, 3)
+
+
 def idiom_moves(view: FunctionView) -> list[Move]:
     """Every idiom of this list that matches somewhere in the function."""
     found: list[Move] = []
     for stmt in view.statements:
         node = stmt.node
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            useless_else = _loop_else_without_break(stmt, view)
+            if useless_else is not None:
+                found.append(useless_else)
         if isinstance(node, ast.For):
             for move in (_search(stmt), _comprehension(stmt, view), _first_match(stmt, view)):
                 if move is not None:

@@ -13,6 +13,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Final
 
+from gzguide.analysis.rendering import render
+
 UNCLASSIFIED: Final = "unclassified"
 
 #: An inline move is at most this long (an editor shows it beside the code).
@@ -63,6 +65,9 @@ class Move:
     gains: dict[Concern, int] = field(default_factory=dict)
     #: Ranking among moves of equal gain: higher first.
     priority: int = 0
+    #: The lines whose nesting the move lowers, where that is not all of ``span``'s
+    #: statement (an ``elif`` flattens its own branch only); None: the whole statement.
+    region: tuple[int, int] | None = None
 
     def gain(self, concern: Concern) -> int:
         return self.gains.get(concern, 0)
@@ -92,7 +97,7 @@ def line_list(numbers: list[int], limit: int = 4) -> str:
 def code(node: ast.AST, limit: int = 48) -> str:
     """``node`` as source, shortened to ``limit`` characters, in backticks."""
     try:
-        text = ast.unparse(node)
+        text = render(node)
     except (ValueError, RecursionError):
         text = "…"
     return snippet(text, limit)

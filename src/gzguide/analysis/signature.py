@@ -27,7 +27,7 @@ from itertools import combinations
 from typing import Final
 
 from gzguide.analysis.filefacts import FileFacts, caller_parameters
-from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, listing, names
+from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, line_list, listing, names
 from gzguide.analysis.scopes import Scope
 
 MIN_PARAMETERS: Final = 3
@@ -38,7 +38,7 @@ CLUMP_NAMES: Final = 3
 CLUMP_SIGNATURE: Final = 4
 CLUMP_FUNCTIONS: Final = 3
 #: What a flag selects must be at least this share of the function's body lines.
-FLAG_SHARE: Final = 0.4
+FLAG_SHARE: Final = 0.5
 
 _GAIN: Final = {Concern.PARAMETERS: 1}
 
@@ -106,9 +106,13 @@ def _flag_split(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None
         # Only then the walk: the flag must be read nowhere else.
         if len(facts.view(scope).loads.get(flag, ())) != len(tests):
             continue
-        at = ", ".join(str(t.lineno) for t in tests[:3])
+        where = (
+            f"the `if` on line {tests[0].lineno}"
+            if len(tests) == 1
+            else f"the `if`s on lines {line_list([t.lineno for t in tests], 3)}"
+        )
         text = (
-            f"`{flag}` only chooses between the branches of the `if` on line {at}: two "
+            f"`{flag}` only chooses between the branches of {where}: two "
             "functions, one for each value, would let each call say what it does."
         )
         end = tests[-1].end_lineno or tests[-1].lineno

@@ -26,8 +26,10 @@ from __future__ import annotations
 import ast
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Final
 
+from gzguide.analysis.keywords import NO_KEYWORDS, KeywordLines
 from gzguide.analysis.scopes import FunctionNode
 
 Pos = tuple[int, int]
@@ -91,13 +93,14 @@ DECLARE: Final = "global"
 POINT_KINDS: Final = (
     "if",  # an if or elif
     "ternary",  # a conditional expression
-    "loop",  # a for or while, plus one for its else
+    "loop",  # a for or while
+    "loop_else",  # the else of a for or while
     "except",  # each handler of a try
     "and",  # each extra operand of an and
     "or",  # each extra operand of an or
     "comprehension",  # each for of a comprehension
     "filter",  # each if of a comprehension
-    "else",  # the else of a try
+    "else",  # the else of a try (placed, like and/or, at its keyword)
     "case",  # each case of a match but a wildcard
     "assert",  # an assert, whatever it holds
 )
@@ -183,7 +186,7 @@ class FunctionView:
     #: name -> positions where the object it holds is changed in place (an item or
     #: attribute set or deleted, or a method such as ``append`` called on it).
     mutations: dict[str, list[Pos]]
-    #: method name -> positions of ``x.method(...)`` calls on a plain name.
+    #: ``"x.method"`` -> positions of ``x.method(...)`` calls on a plain name ``x``.
     method_calls: dict[str, list[Pos]]
     #: Every and/or expression of its own code.
     boolops: list[ast.BoolOp]
@@ -264,8 +267,13 @@ def parameter_names(node: FunctionNode) -> list[str]:
     return names
 
 
+def _end_line(node: ast.stmt | ast.expr | ast.excepthandler) -> int:
+    return node.end_lineno or node.lineno
+
+
 class _Walker:
-    def __init__(self, fn: FunctionNode) -> None:
+    def __init__(self, fn: FunctionNode, keywords: KeywordLines) -> None:
+        self.keywords = keywords
         self.points: list[Point] = []
         self.jumps: list[Jump] = []
         self.nested: list[tuple[Pos, Pos]] = []
@@ -350,7 +358,8 @@ class _Walker:
             else:
                 stmt.blocks.append(self.block(orelse, stmt, depth + 1))
         elif isinstance(node, ast.For | ast.AsyncFor):
-            self._point(node.lineno, "loop", 1 + bool(node.orelse), 1)
+            self._point(node.lineno, "loop", 1, 1)
+            self._loop_else(node)
             self.expression(node.iter)
             self.expression(node.target)
             self.loops.append(pos)
@@ -358,7 +367,8 @@ class _Walker:
             self.loops.pop()
             stmt.blocks.append(self.block(node.orelse, stmt, depth + 1))
         elif isinstance(node, ast.While):
-            self._point(node.lineno, "loop", 1 + bool(node.orelse), 1)
+            self._point(node.lineno, "loop", 1, 1)
+            self._loop_else(node)
             self.expression(node.test)
             self.loops.append(pos)
             stmt.blocks.append(self.block(node.body, stmt, depth + 1))
@@ -369,7 +379,9 @@ class _Walker:
                 for handler in node.handlers:
                     self._point(handler.lineno, "except", 1, 0)
                 if node.orelse:
-                    self._point(node.orelse[0].lineno, "else", 1, 0)
+                    last = node.handlers[-1] if node.handlers else node.body[-1]
+                    line = self.keywords.else_line(_end_line(last), node.orelse[0].lineno)
+                    self._point(line, "else", 1, 0)
             self._conditions += len(node.handlers)
             stmt.blocks.append(self.block(node.body, stmt, depth))
             for handler in node.handlers:
@@ -387,10 +399,19 @@ class _Walker:
                     self.expression(item.optional_vars)
             stmt.blocks.append(self.block(node.body, stmt, depth))
         elif isinstance(node, ast.Match):
-            wildcard = any(
-                isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None for c in node.cases
+            # radon counts every case but one catch-all (``case _``, ``case name``);
+            # each point sits on its case's line.
+            catch_all = next(
+                (
+                    c
+                    for c in node.cases
+                    if isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None
+                ),
+                None,
             )
-            self._point(node.lineno, "case", len(node.cases) - wildcard, 0)
+            for case in node.cases:
+                if case is not catch_all:
+                    self._point(case.pattern.lineno, "case", 1, 0)
             self.expression(node.subject)
             for case in node.cases:
                 self._pattern_names(case.pattern)
@@ -493,7 +514,8 @@ class _Walker:
                     if func.attr in MUTATORS:
                         self._mutate(func.value)
                     if type(func.value) is ast.Name:
-                        calls = self.method_calls.setdefault(func.attr, [])
+                        key = f"{func.value.id}.{func.attr}"
+                        calls = self.method_calls.setdefault(key, [])
                         calls.append((node.lineno, node.col_offset))
                     if type(func.value) in _LINKS and id(node) not in self._inner:
                         self._chain(node)
@@ -517,8 +539,9 @@ class _Walker:
             elif kind is ast.BoolOp:
                 assert isinstance(node, ast.BoolOp)
                 word = "and" if isinstance(node.op, ast.And) else "or"
-                for operand in node.values[1:]:  # each point where its operand is
-                    self._point(operand.lineno, word, 1, 1)
+                for left, right in pairwise(node.values):  # each at its keyword
+                    line = self.keywords.boolop_line(word, _end_line(left), right.lineno)
+                    self._point(line, word, 1, 1)
                 if self._counting:  # an and/or radon does not count is not ours to rewrite
                     self.boolops.append(node)
                 extend(node.values)
@@ -585,6 +608,11 @@ class _Walker:
             self.expressions(nodes)
         finally:
             self._counting = True
+
+    def _loop_else(self, node: ast.For | ast.AsyncFor | ast.While) -> None:
+        if node.orelse:
+            line = self.keywords.else_line(_end_line(node.body[-1]), node.orelse[0].lineno)
+            self._point(line, "loop_else", 1, 0)
 
     def _point(self, line: int, kind: str, weight: int, conditions: int) -> None:
         if not self._counting:
@@ -689,9 +717,10 @@ def _target_names(target: ast.expr) -> list[str]:
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 
-def view_of(fn: FunctionNode) -> FunctionView:
-    """Walk ``fn`` once (its own code only) and gather what detectors read."""
-    walker = _Walker(fn)
+def view_of(fn: FunctionNode, keywords: KeywordLines = NO_KEYWORDS) -> FunctionView:
+    """Walk ``fn`` once (its own code only) and gather what detectors read;
+    ``keywords`` places the keywords the tree does not (else the operand's line)."""
+    walker = _Walker(fn, keywords)
     params = parameter_names(fn)
     start = (fn.lineno, fn.col_offset)
     for name in params:

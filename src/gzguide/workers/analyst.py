@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final
 
@@ -32,6 +33,12 @@ from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache, Key, text
 AST_WEIGHT_FACTOR: Final = 40
 DEFAULT_MAX_ENTRIES: Final = 2048
 DEFAULT_MAX_WEIGHT: Final = TOTAL_CACHE_BYTES
+#: Buffers whose latest text is kept parsed, the most recently sent ones. Each edit
+#: makes a new version, and one sent again is the frontend memo's to answer, so a
+#: text's parse is kept for two things only: the file saved with those bytes, and
+#: the same text under another threshold table. Both concern the buffers being
+#: typed in now, and a bound this small keeps typing from growing the cache.
+MAX_TEXT_ENTRIES: Final = 2
 
 
 def _measure_bytes(data: bytes) -> Measured | None:
@@ -60,6 +67,8 @@ class Analyst:
         self._emit = on_event
         self.cache: FileCache[Measured | None] = FileCache(max_entries, max_weight)
         self.parses = 0
+        #: The files whose buffers have a text entry, least recently sent first.
+        self._texts: OrderedDict[str, None] = OrderedDict()
 
     def analyze(self, path: str, thresholds: Thresholds) -> Outcome:
         """The report of the file at ``path`` under ``thresholds``, and how it was obtained."""
@@ -100,6 +109,11 @@ class Analyst:
         if entry is None:
             entry, _parsed = self._parse(text_key(path), path, data, text.digest, None, 0)
             state = CacheState.MISS
+            self._texts[path] = None
+            self._texts.move_to_end(path)
+            while len(self._texts) > MAX_TEXT_ENTRIES:
+                oldest, _ = self._texts.popitem(last=False)
+                self.cache.discard(text_key(oldest))
         return self._outcome(entry, state, thresholds)
 
     def _outcome(

@@ -68,6 +68,10 @@ class FileCache(Generic[V]):
         self.max_entries = max_entries
         self.max_weight = max_weight
         self.weight = 0
+        #: The weight of the versions that left the cache (or were refused) since
+        #: the worker's last full garbage collection, which resets it: a tree let
+        #: go after it was frozen is freed by nothing else (``child.Collector``).
+        self.released = 0
         self._entries: OrderedDict[Key, Entry[V]] = OrderedDict()
         #: Digest -> the key of the entry last stored with it (when several entries
         #: hold the same bytes, the others are just not found by digest).
@@ -90,6 +94,7 @@ class FileCache(Generic[V]):
     def put(self, key: Key, entry: Entry[V]) -> None:
         self.discard(key)
         if entry.weight > self.max_weight:
+            self.released += entry.weight
             return
         self._entries[key] = entry
         self.weight += entry.weight
@@ -106,5 +111,6 @@ class FileCache(Generic[V]):
 
     def _forget(self, key: Key, entry: Entry[V]) -> None:
         self.weight -= entry.weight
+        self.released += entry.weight
         if self._digests.get(entry.digest) == key:
             del self._digests[entry.digest]

@@ -17,17 +17,18 @@ import signal
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gzguide.analysis.thresholds import Thresholds
     from gzguide.workers import Outcome
     from gzguide.workers.analyst import Analyst
+    from gzguide.workers.cache import FileCache
     from gzguide.workers.ipc import Job
 
 #: How often the watchdog checks that the parent is still alive.
 WATCHDOG_PERIOD_S = 0.25
-#: Jobs between full garbage collections (run only while no job is waiting).
+#: Jobs between full garbage collections at most (run only while no job is waiting).
 COLLECT_EVERY = 500
 
 
@@ -39,20 +40,29 @@ class Collector:
     than the request. After
     each job everything alive is frozen (moved out of the collector's view, an
     O(1) step), so routine collections only look at what the next job allocates.
-    Every ``COLLECT_EVERY`` jobs, when no job is waiting, the heap is unfrozen and
-    collected in full, so cyclic garbage never accumulates.
+    The heap is unfrozen and collected in full, when no job is waiting, every
+    ``COLLECT_EVERY`` jobs, and sooner once the parsed versions the cache has let
+    go since the last full collection weigh as much as the cache may hold: a
+    tree holds reference cycles, so a version replaced after it was frozen stays
+    in memory until a full collection, and a buffer typed into (a new version with
+    every edit) or a file saved again and again would otherwise pile them up.
     """
 
-    def __init__(self, jobs_fd: int) -> None:
+    def __init__(self, jobs_fd: int, cache: FileCache[Any]) -> None:
         self.jobs_fd = jobs_fd
+        self.cache = cache
         self.since = 0
+        self.collections = 0
 
     def after_job(self) -> None:
         self.since += 1
-        if self.since >= COLLECT_EVERY and not select.select([self.jobs_fd], [], [], 0)[0]:
+        due = self.since >= COLLECT_EVERY or self.cache.released >= self.cache.max_weight
+        if due and not select.select([self.jobs_fd], [], [], 0)[0]:
             gc.unfreeze()
             gc.collect()
             self.since = 0
+            self.cache.released = 0
+            self.collections += 1
         gc.freeze()
 
 
@@ -172,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     tables = Tables()
     reader = job_reader()
     out = args.results_fd
-    collector = Collector(args.jobs_fd)
+    collector = Collector(args.jobs_fd, analyst.cache)
 
     def send(data: bytes) -> None:
         view = memoryview(data)

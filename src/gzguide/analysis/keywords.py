@@ -1,0 +1,84 @@
+"""The lines of the keywords the syntax tree does not place.
+
+An ``and``/``or`` has no node of its own, and neither has the ``else:`` of a loop or
+a ``try``: the tree only places their operands and bodies. A hint that names the line
+of such a decision point must cite the keyword's line, which may differ: an operand
+in parentheses starts a line after its ``and``; an ``else:`` sits on its own line
+above its body. Only lines where a keyword starts or ends the code are recorded
+(the ambiguous cases); a keyword between two operands on one line needs no lookup.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+#: A line whose code starts with the keyword (``and b``, ``else:``), found from the
+#: line break before it (a literal first character keeps the scan fast).
+_LEADING: Final = re.compile(r"\n[ \t]*(and|or|else)\b")
+#: A line whose code ends with the keyword (``a and``, maybe before an opening
+#: bracket, a comment or a ``\\``); one pattern per word, each starting with its
+#: literal, for the same reason (the word's start is checked apart).
+_TRAILING: Final = {
+    word: re.compile(word + r"[ \t]*[([{]*[ \t]*\\?[ \t]*(?:#[^\n]*)?\r?$", re.MULTILINE)
+    for word in ("and", "or")
+}
+
+
+@dataclass(frozen=True)
+class KeywordLines:
+    """Per keyword, the lines where it leads or ends the code."""
+
+    leading: dict[str, frozenset[int]] = field(default_factory=dict)
+    trailing: dict[str, frozenset[int]] = field(default_factory=dict)
+
+    def boolop_line(self, word: str, left_end: int, right_start: int) -> int:
+        """The line of the ``word`` between an operand ending on ``left_end`` and the
+        next one starting on ``right_start``."""
+        if left_end == right_start or left_end in self.trailing.get(word, ()):
+            return left_end
+        leading = self.leading.get(word, frozenset())
+        for line in range(left_end + 1, right_start + 1):
+            if line in leading:  # ``and`` first on its line, maybe before a bracket
+                return line
+        return right_start
+
+    def else_line(self, after: int, body_start: int) -> int:
+        """The line of the ``else:`` whose body starts on ``body_start``, below the
+        code that ends on ``after``."""
+        leading = self.leading.get("else", frozenset())
+        for line in range(body_start, after, -1):
+            if line in leading:
+                return line
+        return body_start
+
+
+NO_KEYWORDS: Final = KeywordLines()
+
+
+def keyword_lines(text: str) -> KeywordLines:
+    """Find the keyword lines of ``text`` (strings and comments may match too: a
+    lookup only asks about lines between the two parts of one construct, where no
+    string can be)."""
+    leading: dict[str, set[int]] = {}
+    line, counted = 1, 0
+    for match in _LEADING.finditer(text):
+        start = match.start()
+        line += text.count("\n", counted, start) + 1
+        counted = start + 1
+        leading.setdefault(match.group(1), set()).add(line)
+    trailing: dict[str, set[int]] = {}
+    for word, pattern in _TRAILING.items():
+        line, counted = 1, 0
+        for match in pattern.finditer(text):
+            start = match.start()
+            if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+                continue  # the end of another word (``for``, ``brand``)
+            line += text.count("\n", counted, start)
+            counted = start
+            trailing.setdefault(word, set()).add(line)
+    return KeywordLines(
+        {k: frozenset(v) for k, v in leading.items()},
+        {k: frozenset(v) for k, v in trailing.items()},
+    )
