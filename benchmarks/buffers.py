@@ -123,7 +123,7 @@ def _sample(server: Measured, frame: tuple[int, bytes]) -> tuple[int, int]:
     return elapsed, len(hints_of(check_response(body, request_id)))
 
 
-def _in_process(data: bytes) -> int:
+def analyze_in_process(data: bytes) -> int:
     """The engine on ``data``, cold, in this process: parse, measure, evaluate."""
     from gzguide.analysis.engine import evaluate, measure
     from gzguide.analysis.parsed import parse_module
@@ -192,7 +192,7 @@ def _edits(bench: Bench, server: Measured, prefix: list[str]) -> list[Row]:
 
     def floor_arm(i: int) -> int:
         next_edit(i)
-        return _in_process(current["data"])
+        return analyze_in_process(current["data"])
 
     def save_arm(i: int) -> int:
         next_edit(i)

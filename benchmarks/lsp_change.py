@@ -1,24 +1,23 @@
 """The LSP mode: a ``didChange`` to its ``publishDiagnostics``, against the analysis floor.
 
 An editor sends a change; what its user waits for is the diagnostics of the new
-version. The scenario holds one 3,500-line buffer open in a real
-``gz complexity guide --lsp`` (debounce 0, through ``initializationOptions``) and
-types into it: each sample is one incremental ``didChange`` that rewrites the
-buffer's last line (a comment, so every version is new text and nothing is
-answered from a cache), timed from the write of the frame, encoded before the
-clock starts, to the last byte of the publication for that version.
+version. The scenario holds the buffer of the ``text_edit`` scenario (a generated
+module of 3,500 lines or more, :func:`benchmarks.buffers.buffer_module`) open in a
+real ``gz complexity guide --lsp`` with ``initializationOptions.debounceMs`` 0 and
+edits it the same way, one function's body at a time. Each sample is one
+incremental ``didChange`` (the range between what the old and new text share at
+either end, replaced), encoded before the clock starts, timed from the write of
+its frame to the last byte of the publication for that version. Every version is
+new text, so neither the memo nor a worker's cache has it: it is analyzed cold.
 
-The floor is what no front end can save: the same text analyzed cold in this
-process (``parse_module`` + ``measure`` + ``evaluate``, what a worker runs),
-interleaved with the LSP samples in a shuffled order. The difference is the LSP
-mode's own cost: framing, applying the edit, the job's trip to a worker and back,
-the hints made diagnostics and encoded, the pipes.
-
-Both sides are pinned (``taskset`` for the server and its workers, the same
-affinity call for this process), so neither competes with the other for a
-processor: the server on one CPU, the client on another while it waits for the
-publication, and the floor on the server's CPU, where the worker analyzed.
-Without two CPUs or ``taskset`` nothing is pinned, and the row says so.
+The floor is what no front end can save, the same as ``text_edit``'s: the same
+text analyzed cold in this process (parse, measure, evaluate: what a worker
+runs), interleaved with the LSP samples in a shuffled order, with this process's
+heap frozen as a worker's is between jobs. The difference is the LSP mode's own
+cost: framing, applying the edit, the text's trip to a worker and the report's
+trip back, the hints made diagnostics and encoded, the pipes. The pinning is
+``text_edit``'s too (:func:`benchmarks.buffers.pinned`): the server's whole tree on
+one CPU, this process (client and floor) on the other.
 """
 
 from __future__ import annotations
@@ -26,60 +25,24 @@ from __future__ import annotations
 import gc
 import json
 import os
-import shutil
+import random
 import sys
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
-from benchmarks.corpus import synthetic_module
+from benchmarks.buffers import (
+    BUFFER_SEED,
+    CLIENT_CPU,
+    SERVER_CPU,
+    analyze_in_process,
+    buffer_module,
+    edit_in_memory,
+    pinned,
+)
 from benchmarks.harness import Arm, Bench, BenchmarkError, Measured, Row
 from benchmarks.stats import Series
 
-#: The buffer: a deterministic synthetic module (the same on every interpreter, unlike
-#: a standard-library module) of about this many lines; with this seed, and the
-#: comment line every sample rewrites, it is 3,500 lines exactly.
-BUFFER_LINES: Final = 3480
-BUFFER_SEED: Final = 76
-
 LSP_COMMAND: Final = ("-m", "gzguide", "complexity", "guide", "--lsp")
-
-
-@dataclass(frozen=True, slots=True)
-class Pinning:
-    """The CPUs the server and the client run on; ``None`` when not pinned."""
-
-    server: frozenset[int] | None
-    client: frozenset[int] | None
-
-    @classmethod
-    def choose(cls) -> Pinning:
-        cpus = sorted(os.sched_getaffinity(0))
-        if len(cpus) < 2 or shutil.which("taskset") is None:
-            return cls(None, None)
-        return cls(frozenset({cpus[-1]}), frozenset({cpus[0]}))
-
-    def prefix(self) -> list[str]:
-        """What the server's command starts with (its workers inherit the affinity)."""
-        if self.server is None:
-            return []
-        return ["taskset", "-c", ",".join(map(str, sorted(self.server)))]
-
-    def run_on(self, cpus: frozenset[int] | None) -> None:
-        """Move this process to ``cpus`` (a no-op when nothing is pinned)."""
-        if cpus is not None:
-            os.sched_setaffinity(0, cpus)
-
-    def describe(self) -> dict[str, Any]:
-        if self.server is None or self.client is None:
-            return {"pinned": False, "why": "fewer than 2 CPUs, or no taskset"}
-        return {
-            "pinned": True,
-            "server_and_workers_cpus": sorted(self.server),
-            "client_cpus": sorted(self.client),
-            "floor_cpus": sorted(self.server),
-        }
 
 
 def frame(message: dict[str, Any]) -> bytes:
@@ -87,55 +50,64 @@ def frame(message: dict[str, Any]) -> bytes:
     return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
 
 
+def position(text: str, offset: int) -> dict[str, int]:
+    """The LSP position of string index ``offset`` (an ASCII text: any encoding's units)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return {"line": text.count("\n", 0, offset), "character": offset - line_start}
+
+
+def incremental_change(old: str, new: str) -> dict[str, Any]:
+    """The one range edit that turns ``old`` into ``new``, as an editor would send it."""
+    limit = min(len(old), len(new))
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    return {
+        "range": {"start": position(old, start), "end": position(old, len(old) - end)},
+        "text": new[start : len(new) - end],
+    }
+
+
 class LspSession:
     """One ``--lsp`` server with one open document, driven over its pipes."""
 
-    def __init__(self, bench: Bench, pinning: Pinning, text: str) -> None:
-        argv = [*pinning.prefix(), sys.executable, *LSP_COMMAND, "--root", str(bench.workspace)]
+    def __init__(self, bench: Bench, prefix: list[str], uri: str, text: str) -> None:
+        argv = [*prefix, sys.executable, *LSP_COMMAND, "--root", str(bench.workspace)]
         self.process: Measured = bench.spawn(argv, "lsp")
-        self.uri = (bench.workspace / "lsp" / "buffer.py").as_uri()
+        self.uri = uri
+        self.text = text
         self.version = 1
-        self.last_line = text.count("\n") - 1
-        self.hints: list[int] = []
+        #: The number of diagnostics of each measured publication.
+        self.counts: list[int] = []
         params = {
             "processId": os.getpid(),
             "rootUri": bench.workspace.as_uri(),
             "capabilities": {},
             "initializationOptions": {"debounceMs": 0},
         }
-        self.process.send(
-            frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
-        )
+        self.send({"id": 1, "method": "initialize", "params": params})
         answer = json.loads(self.process.receive())
         if answer.get("id") != 1 or "result" not in answer:
             raise BenchmarkError(f"lsp initialize: {str(answer)[:200]}")
-        self.process.send(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-        item = {"uri": self.uri, "languageId": "python", "version": 1, "text": text}
-        self.process.send(
-            frame(
-                {
-                    "jsonrpc": "2.0",
-                    "method": "textDocument/didOpen",
-                    "params": {"textDocument": item},
-                }
-            )
-        )
+        self.send({"method": "initialized", "params": {}})
+        item = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+        self.send({"method": "textDocument/didOpen", "params": {"textDocument": item}})
         self.check(self.process.receive(), 1)
 
-    def change(self, last_line: str) -> bytes:
-        """The frame of the next version: the buffer's last line replaced."""
+    def send(self, message: dict[str, Any]) -> None:
+        self.process.send(frame({"jsonrpc": "2.0", **message}))
+
+    def change(self, text: str) -> bytes:
+        """The frame of the next version, which holds ``text``."""
         self.version += 1
-        edit = {
-            "range": {
-                "start": {"line": self.last_line, "character": 0},
-                "end": {"line": self.last_line + 1, "character": 0},
-            },
-            "text": last_line + "\n",
-        }
         params = {
             "textDocument": {"uri": self.uri, "version": self.version},
-            "contentChanges": [edit],
+            "contentChanges": [incremental_change(self.text, text)],
         }
+        self.text = text
         return frame({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": params})
 
     def timed(self, change: bytes) -> int:
@@ -144,22 +116,24 @@ class LspSession:
         self.process.send(change)
         body = self.process.receive()
         elapsed = time.perf_counter_ns() - started
-        self.check(body, self.version)
+        self.counts.append(self.check(body, self.version))
         return elapsed
 
-    def check(self, body: bytes, version: int) -> None:
+    @staticmethod
+    def check(body: bytes, version: int) -> int:
+        """The number of diagnostics ``body`` publishes; it must be ``version``'s."""
         note = json.loads(body)
         params = note.get("params") or {}
-        if note.get("method") != "textDocument/publishDiagnostics" or params.get("version") != (
-            version
-        ):
+        published = note.get("method") == "textDocument/publishDiagnostics"
+        if not published or params.get("version") != version:
             raise BenchmarkError(f"expected the diagnostics of version {version}: {body[:200]!r}")
-        self.hints.append(len(params["diagnostics"]))
+        return len(params["diagnostics"])
 
     def close(self, bench: Bench) -> None:
-        self.process.send(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        """``shutdown`` then ``exit``: it must end with status 0."""
+        self.send({"id": 2, "method": "shutdown"})
         self.process.receive()
-        self.process.send(frame({"jsonrpc": "2.0", "method": "exit"}))
+        self.send({"method": "exit"})
         status = self.process.client.close(15.0)
         if self.process in bench.processes:
             bench.processes.remove(self.process)
@@ -167,86 +141,82 @@ class LspSession:
             raise BenchmarkError(f"the lsp server exited {status} after shutdown and exit")
 
 
-def lsp_change(bench: Bench) -> list[Row]:
+def _check_last(session: LspSession, data: bytes) -> None:
+    """The last publication held one diagnostic per hint of its text."""
     from gzguide.analysis.engine import evaluate, measure
     from gzguide.analysis.parsed import parse_module
     from gzguide.analysis.thresholds import default_thresholds
 
-    plan = bench.plan
-    base = synthetic_module(BUFFER_SEED, BUFFER_LINES)
-    text = base + "# edit 0\n"
+    module = parse_module(data)
+    hints = len(evaluate(measure(module), default_thresholds()).findings) if module else 0
+    if not session.counts or session.counts[-1] != hints:
+        raise BenchmarkError(f"{session.counts[-1:]} diagnostics published for {hints} hints")
+
+
+def lsp_change(bench: Bench) -> list[Row]:
+    folder = bench.workspace / "lsp"
+    folder.mkdir()
+    module = buffer_module(folder / "buffer.py")
+    rng = random.Random(BUFFER_SEED)
+    text = module.render().decode("utf-8")
     lines = text.count("\n")
-    pinning = Pinning.choose()
-    home = os.sched_getaffinity(0)
-    table = default_thresholds()
-    session = LspSession(bench, pinning, text)
-    try:
-        counts: list[int] = []
+    series = Series(
+        "lsp_change",
+        "didChange → publishDiagnostics",
+        "one function edited, sent as an incremental didChange (debounce 0), to its "
+        "publishDiagnostics read whole",
+    )
+    floor = Series(
+        "analysis_floor",
+        "in-process analysis of the same text",
+        "parse + every metric + detectors and advice of the same bytes, cold, in this process",
+    )
+    with pinned() as prefix:
+        session = LspSession(bench, prefix, module.path.as_uri(), text)
+        current: dict[str, Any] = {}
 
-        def typed(i: int) -> str:
-            # Every sample's text is new (to the server's memo and the worker's cache).
-            return f"# edit {i + 1}"
+        def next_edit(i: int) -> None:
+            if current.get("i") != i:
+                data, _cursor = edit_in_memory(module, rng)
+                current.update(i=i, data=data)
 
-        def lsp_sample(i: int) -> int:
-            change = session.change(typed(i))
-            pinning.run_on(pinning.client)
-            return session.timed(change)
+        def lsp_arm(i: int) -> int:
+            next_edit(i)
+            return session.timed(session.change(current["data"].decode("utf-8")))
 
-        def floor_sample(i: int) -> int:
-            data = (base + typed(i) + "\n").encode("utf-8")
-            pinning.run_on(pinning.server)
-            # As a worker does after each job: what the process holds already is kept
-            # out of the collections the analysis triggers.
-            gc.freeze()
-            started = time.perf_counter_ns()
-            module = parse_module(data)
-            assert module is not None
-            counts.append(len(evaluate(measure(module), table).findings))
-            return time.perf_counter_ns() - started
+        def floor_arm(i: int) -> int:
+            next_edit(i)
+            return analyze_in_process(current["data"])
 
-        series = Series(
-            "lsp_change",
-            "didChange → publishDiagnostics",
-            f"an incremental didChange of a {lines:,}-line buffer, debounce 0, to its "
-            "publishDiagnostics read whole",
-        )
-        floor = Series(
-            "analysis_floor",
-            "in-process analysis",
-            "parse_module + measure + evaluate of the same text, in this process, cold",
-        )
-        # Unmeasured: the worker's and this process's imports and first-call costs.
-        for i in range(-3, 0):
-            session.timed(session.change(typed(i - 10)))
-            floor_sample(i - 10)
-        session.hints.clear()
-        counts.clear()
-        bench.interleave(
-            "lsp change",
-            [Arm(series, lsp_sample), Arm(floor, floor_sample)],
-            plan.lsp_iterations,
-            plan.lsp_budget_s,
-        )
+        gc.freeze()
+        try:
+            for i in range(-3, 0):  # unmeasured: the worker's imports and first calls
+                lsp_arm(i)
+                floor_arm(i)
+            session.counts.clear()
+            bench.interleave(
+                "lsp change",
+                [Arm(series, lsp_arm), Arm(floor, floor_arm)],
+                bench.plan.lsp_iterations,
+                bench.plan.lsp_budget_s,
+            )
+        finally:
+            gc.unfreeze()
         session.close(bench)
-    finally:
-        os.sched_setaffinity(0, home)
-        gc.unfreeze()
-    if sorted(set(session.hints)) != sorted(set(counts)):
-        raise BenchmarkError(
-            f"the diagnostics ({sorted(set(session.hints))}) are not the analysis's hints "
-            f"({sorted(set(counts))})"
-        )
-    extra = {"buffer_lines": lines, "diagnostics": _mode(session.hints), **pinning.describe()}
+    _check_last(session, current["data"])
+    notes = ["each iteration makes one edit; both arms handle that edit's text"]
+    if prefix:
+        notes.append(f"client and in-process analysis on CPU {CLIENT_CPU}, server on {SERVER_CPU}")
+    counts = session.counts
+    extra = {"lines": lines, "diagnostics": max(set(counts), key=counts.count) if counts else None}
     return [
         Row(
             "lsp_change",
-            f"LSP: didChange → publishDiagnostics, {lines:,}-line buffer (debounce 0)",
+            f"LSP: buffer edited in one function ({lines:,} lines), didChange → "
+            "publishDiagnostics (debounce 0)",
             series,
             [floor],
+            notes=notes,
             extra=extra,
         )
     ]
-
-
-def _mode(values: Sequence[int]) -> int | None:
-    return max(set(values), key=list(values).count) if values else None
