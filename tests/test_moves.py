@@ -1043,7 +1043,9 @@ def test_a_block_written_twice_is_one_helper_for_both() -> None:
             return existed
     """
     found = {f.start_line: f.move for f in hints(source, "radon_cc")}
-    assert found[3].startswith("Lines 6-12 (the `if`) repeat lines 21-27 (in `remove`) word for")
+    assert found[3].startswith(
+        "Lines 6-12 (the `if`/`else`) repeat lines 21-27 (in `remove`) word for"
+    )
     assert "one helper that takes `section` and returns `sectdict` can serve both" in found[3]
     assert "repeat lines 6-12 (in `set`)" in found[18]
 
@@ -1294,3 +1296,22 @@ def test_each_case_of_a_match_is_counted_on_its_own_line() -> None:
                 raise ValueError(other)
     """
     assert "3 `case`s (lines 5, 7 and 9)" in move(source).move
+
+
+def test_an_else_after_a_raise_goes_before_any_extraction() -> None:
+    source = """
+    def data(self, msg):
+        self.put("data")
+        code, reply = self.get()
+        if code != 354:
+            raise DataError(code, reply)
+        else:
+            if isinstance(msg, str):
+                msg = fix(msg)
+            q = quote(msg)
+            if q[-2:] != END:
+                q = q + END
+            self.send(q)
+            return self.get()
+    """
+    assert "ends in a `raise`, so its `else` is not needed" in move(source).move

@@ -518,7 +518,7 @@ class Advisor:
         graph = self.facts.classes.get(scope.key)
         if graph is None:
             return None
-        move = cohesion_move(scope.node, graph, self.facts.attributes_read_outside)
+        move = cohesion_move(scope.node, graph, lambda: self.facts.attributes_read_outside)
         return _advice(candidate, move) if move is not None else None
 
     def module(self, candidates: list[Candidate]) -> dict[str, Advice]:

@@ -13,6 +13,7 @@ use attributes that no other group uses. The move names those groups.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -164,14 +165,15 @@ def _aliases_the_receiver(cls: ast.ClassDef) -> bool:
 
 
 def cohesion_move(
-    cls: ast.ClassDef, graph: ClassCohesion, read_outside: frozenset[str] = frozenset()
+    cls: ast.ClassDef,
+    graph: ClassCohesion,
+    read_outside: Callable[[], frozenset[str]] = frozenset,
 ) -> Move | None:
     """Extract Class, where the working methods fall into groups that share nothing
-    and no public attribute of theirs is read from outside the class (``read_outside``:
-    attribute names the file reads on other objects); a split would change that
-    interface, which callers use as one object."""
-    if _aliases_the_receiver(cls):
-        return None
+    and no public attribute of theirs is read from outside the class (``read_outside``
+    gives the attribute names the file reads on other objects; asked only when the
+    groups hold): a split would change that interface, which callers use as one
+    object."""
     groups = [g for g in _groups(cls, graph) if len(g.methods) >= MIN_GROUP_METHODS]
     own: list[_Group] = []
     for group in groups:
@@ -180,8 +182,10 @@ def cohesion_move(
             own.append(group)
     if len(own) < 2:
         return None
+    if _aliases_the_receiver(cls):
+        return None
     public = {a for g in own for a in g.attributes if not a.startswith("_")}
-    if public & read_outside:
+    if public and public & read_outside():
         return None
     # Fewer names of each group until the move fits inline whole.
     for shown_methods, shown_attributes in ((3, 2), (2, 2), (2, 1), (1, 1)):

@@ -92,8 +92,15 @@ class Extraction:
     def what(self) -> str:
         if len(self.statements) == 1:
             node = self.statements[0].node
-            if isinstance(node, ast.If) and node.orelse and isinstance(node.orelse[0], ast.If):
+            orelse = node.orelse if isinstance(node, ast.If) else []
+            if (
+                len(orelse) == 1
+                and isinstance(orelse[0], ast.If)
+                and orelse[0].col_offset == node.col_offset
+            ):
                 return "the `if`/`elif` chain"
+            if orelse:
+                return "the `if`/`else`"
             return _DESCRIPTIONS.get(type(node), "the statement")
         return _describe_run(self.statements)
 
