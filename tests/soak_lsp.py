@@ -100,6 +100,11 @@ class LspSoakReport:
     versions_sent: int = 0
     publications: int = 0
     publications_checked: int = 0
+    #: Publications the settle points proved: each open document changed since the
+    #: settle point before it must have had its latest version published (and checked)
+    #: in between. Unlike the number of publications, which depends on how the
+    #: debounce coalesced the changes, this follows from the seed alone.
+    publications_owed: int = 0
     requests: int = 0
     answers: int = 0
     #: Hovers and pulls whose result was checked, and those answered ContentModified.
@@ -161,6 +166,8 @@ class Buffer:
     #: The text of every version sent, and the last version published.
     versions: dict[int, str] = field(default_factory=dict)
     published: int = 0
+    #: Its version at the last settle point (0: none yet).
+    settled: int = 0
     cleared_allowed: bool = False
     #: How many times it was closed (a request still waiting when it closes is answered
     #: as for a document not open: no hover, an empty report).
@@ -409,6 +416,9 @@ class Soak:
             self.take(self.lsp.read(READ_TIMEOUT))
         for buffer in self.buffers:  # older texts can no longer be published
             buffer.versions = {v: t for v, t in buffer.versions.items() if v >= buffer.published}
+            if buffer.open and buffer.version != buffer.settled:
+                self.report.publications_owed += 1
+                buffer.settled = buffer.version
         self.report.settles += 1
 
     def measure(self) -> Sample:
@@ -491,7 +501,7 @@ def format_report(report: LspSoakReport) -> str:
         f"events: {sum(report.events.values())} ({dict(sorted(report.events.items()))})",
         f"versions sent: {report.versions_sent}; publications: {report.publications}, "
         f"{report.publications_checked} checked against a fresh analysis; "
-        f"settles: {report.settles}",
+        f"settles: {report.settles}, owing {report.publications_owed} latest versions",
         f"requests: {report.requests}, answers: {report.answers} ({report.results_checked} "
         f"hover and pull results checked, {report.content_modified} ContentModified)",
     ]
