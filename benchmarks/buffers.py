@@ -284,10 +284,18 @@ def server_side_costs(frame: bytes, data: bytes, rounds: int = 200) -> dict[str,
 
     Medians in µs: the body decoded up to the session's typed params (the
     envelope, then the 1.1 params, whose text is a string), the text turned into
-    its UTF-8 bytes, and their content digest.
+    its UTF-8 bytes, and their content digest: what a text new to the server
+    costs. ``known_us``: what the session pays for the body once it holds its
+    text (:class:`~gzguide.messages.TextRequests`): neither decoded nor hashed.
     """
     from gzguide.freshness import content_digest
-    from gzguide.messages import AnalyzeTextParams, Request, decode_params, decode_request
+    from gzguide.messages import (
+        AnalyzeTextParams,
+        Request,
+        TextRequests,
+        decode_params,
+        decode_request,
+    )
 
     body = frame[frame.index(b"\r\n\r\n") + 4 :]
 
@@ -297,13 +305,27 @@ def server_side_costs(frame: bytes, data: bytes, rounds: int = 200) -> dict[str,
         params = decode_params(request.params, AnalyzeTextParams)
         assert isinstance(params.text, str)
 
+    texts = TextRequests()
+    texts.decode(body)
+
+    def known() -> None:
+        decoded = texts.decode(body)
+        assert decoded is not None and decoded.text is not None
+        decoded.text.digest()
+
     text = data.decode("utf-8")
-    timings: dict[str, list[int]] = {"decode_us": [], "encode_us": [], "digest_us": []}
+    timings: dict[str, list[int]] = {
+        "decode_us": [],
+        "encode_us": [],
+        "digest_us": [],
+        "known_us": [],
+    }
     for _ in range(rounds):
         for key, step in (
             ("decode_us", decode),
             ("encode_us", lambda: text.encode("utf-8")),
             ("digest_us", lambda: content_digest(data)),
+            ("known_us", known),
         ):
             started = time.perf_counter_ns()
             step()

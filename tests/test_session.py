@@ -42,6 +42,8 @@ from gzguide.messages import (
     Response,
     ResponseEncoder,
     ResultResponse,
+    TextAnalyze,
+    TextRequests,
     answer_hints,
     decode_params,
     decode_request,
@@ -975,6 +977,12 @@ def test_a_1_0_session_ignores_text_whatever_it_is(text: Any) -> None:
     assert step == Pending(2, AnalyzeParams("m.py", 3), len(body))
 
 
+def text_of(step: Reply | Pending) -> bytes | None:
+    """The UTF-8 form of the text a pending analyze request carries."""
+    assert isinstance(step, Pending)
+    return None if step.text is None else step.text.data()
+
+
 @pytest.mark.parametrize(
     "text", ["", "x = 1\n", "é€😀\r\n", "\x00", "a" * 70_000, "# coding: latin-1\nx = 'é'\n"]
 )
@@ -982,11 +990,13 @@ def test_a_1_1_session_passes_the_text_on_as_utf8(text: str) -> None:
     session = session_at("1.1")
     body = as_body(analyze(2, file_path="m.py", cursor_position=3, text=text))
     step = session.handle_body(body)
-    assert step == Pending(2, AnalyzeParams("m.py", 3), len(body), text.encode("utf-8"))
+    assert isinstance(step, Pending) and step.text is not None
+    assert (step.request_id, step.params, step.bytes_in) == (2, AnalyzeParams("m.py", 3), len(body))
+    assert step.text.data() == text.encode("utf-8") and step.text.size == len(step.text.data())
     # With every character outside ASCII escaped (\\uXXXX, pairs for emoji): the same text.
     escaped = json.dumps({"id": 2, "method": "analyze", "params": {"file_path": "m", "text": text}})
     step = session.handle_body(escaped.encode("ascii"))
-    assert isinstance(step, Pending) and step.text == text.encode("utf-8")
+    assert isinstance(step, Pending) and text_of(step) == text.encode("utf-8")
 
 
 def test_a_1_1_session_without_text_asks_for_the_file() -> None:
@@ -1016,7 +1026,7 @@ def test_a_1_1_session_takes_a_cursor_too_long_for_an_int_with_its_text() -> Non
     session = session_at("1.1")
     body = b'{"id":2,"method":"analyze","params":{"file_path":"m","cursor_position":%b,"text":"x"}}'
     step = session.handle_body(body % (b"7" * 5000))
-    assert isinstance(step, Pending) and step.text == b"x"
+    assert isinstance(step, Pending) and text_of(step) == b"x"
     assert step.params.cursor_position is not None and step.params.cursor_position > 2**63
     reply = session.handle_body(
         b'{"id":3,"method":"analyze","params":{"file_path":"m","cursor_position":%b,"text":7}}'
@@ -1096,10 +1106,120 @@ def test_a_1_1_request_decoded_in_one_pass_is_what_the_general_way_decodes(
     general = decode_request(body)
     if fast is None:
         return
-    request_id, params = fast
     assert isinstance(general, Request) and general.method == "analyze"
-    assert general.id == request_id and type(general.id) is type(request_id)
-    assert decode_params(general.params, AnalyzeTextParams) == params
+    assert general.id == fast.id and type(general.id) is type(fast.id)
+    assert decode_params(general.params, AnalyzeTextParams) == as_text_params(fast)
+
+
+def as_text_params(decoded: TextAnalyze) -> AnalyzeTextParams:
+    """What the general way decodes for the request ``decoded`` stands for."""
+    text = msgspec.UNSET if decoded.text is None else decoded.text.data().decode("utf-8")
+    return AnalyzeTextParams(decoded.params.file_path, decoded.params.cursor_position, text)
+
+
+#: A text, its JSON token spelled three ways (another escaping decodes to the same).
+HELD_TEXT = 'def f(a):\n    return "é"\n'
+_held_tokens = st.sampled_from(
+    [
+        json.dumps(HELD_TEXT, ensure_ascii=False),
+        json.dumps(HELD_TEXT),
+        json.dumps(HELD_TEXT).replace("d", "\\u0064", 1),
+        json.dumps(HELD_TEXT + " "),
+        json.dumps(HELD_TEXT[:-1]),
+    ]
+)
+
+
+def _pieces_around(token: str) -> st.SearchStrategy[str]:
+    return st.sampled_from(
+        [
+            '"id":1',
+            '"id":"b"',
+            '"id":22',
+            '"id" :3',
+            '"method":"analyze"',
+            '"method":"shutdown"',
+            f'"params":{{"file_path":"m.py","text":{token}}}',
+            f'"params":{{"text":{token},"file_path":"m.py","cursor_position":4}}',
+            f'"params":{{"file_path":"m.py","text":{token},"cursor_position":40}}',
+            f'"params":{{"file_path":{token},"text":"x"}}',
+            f'"params":{{"file_path":"n.py","text":{token},"text":"x"}}',
+            f'"params":{{"file_path":"n.py","text":"x","text":{token}}}',
+            f'"params":{{"file_path":"m.py","extra":{{"text":{token}}}}}',
+            f'"params":{{"file_path":"m.py","text":[{token}]}}',
+            f'"params":{{"file_path":"m.py","text":{token}}},"x":"\xff"',
+            f'"extra":{token}',
+            f'"text":{token}',
+        ]
+    )
+
+
+@st.composite
+def _body_pairs(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    """A request around the held text's token, then another much like it (or not valid)."""
+    valid = ['"id":1', '"method":"analyze"', '"params":{"file_path":"m.py","text":%s}']
+    first_token, second_token = draw(_held_tokens), draw(_held_tokens)
+    first = [*valid, *draw(st.lists(_pieces_around(first_token), max_size=3))]
+    first[2] %= first_token
+    second = [p.replace(first_token, second_token) for p in first]
+    for index, piece in draw(
+        st.lists(st.tuples(st.integers(0, len(second) - 1), _pieces_around(second_token)))
+    ):
+        second[index] = piece
+    if draw(st.booleans()):
+        second = draw(st.permutations(second))
+    return ("{" + ",".join(first) + "}").encode(), ("{" + ",".join(second) + "}").encode()
+
+
+@given(_body_pairs())
+def test_a_text_known_again_is_decoded_as_if_it_were_read(pair: tuple[bytes, bytes]) -> None:
+    first, second = pair
+    texts = TextRequests()
+    texts.decode(first)
+    known = texts.decode(second)
+    fresh = decode_text_analyze(second)
+    assert (known is None) == (fresh is None), second
+    if known is not None and fresh is not None:
+        assert (known.id, type(known.id)) == (fresh.id, type(fresh.id))
+        assert as_text_params(known) == as_text_params(fresh), second
+
+
+def test_a_text_known_again_is_neither_decoded_nor_hashed() -> None:
+    texts = TextRequests()
+    body = b'{"id":%d,"method":"analyze","params":{"file_path":"m.py","text":"x = 1\\n"%b}}'
+    first = texts.decode(body % (1, b""))
+    assert first is not None and first.text is not None
+    digest = first.text.digest()
+    for request_id, cursor in (
+        (2, b""),
+        (3, b',"cursor_position":3'),
+        (400, b',"cursor_position":5'),
+    ):
+        again = texts.decode(body % (request_id, cursor))
+        assert again is not None and again.text is first.text, cursor
+        assert again.id == request_id and again.text.digest() is digest
+    assert again.params == AnalyzeParams("m.py", 5)
+    # Where the token is neither as far from the start nor from the end: decoded in full.
+    moved = texts.decode(body % (50_000, b',"cursor_position":12345'))
+    assert moved is not None and moved.text is not first.text
+    assert moved.params == AnalyzeParams("m.py", 12345) and moved.text is not None
+    assert moved.text.digest() == digest
+    other = texts.decode(body.replace(b"1", b"2", 1) % (5, b""))
+    assert other is not None and other.text is not first.text
+    assert other.text is not None and other.text.data() == b"x = 2\n"
+    assert first.text.data() == b"x = 1\n"  # let go of, then decoded again from its token
+
+
+def test_the_texts_held_are_bounded_by_count_and_bytes() -> None:
+    texts = TextRequests(max_texts=2, max_bytes=100)
+    body = b'{"id":1,"method":"analyze","params":{"file_path":"m.py","text":"%b"}}'
+    held = [texts.decode(body % n) for n in (b"a", b"b", b"c")]
+    assert [t is not None and t.text for t in held]
+    assert texts.decode(body % b"a").text is not held[0].text  # the oldest went first
+    assert texts.decode(body % b"c").text is held[2].text
+    big = texts.decode(body % (b"x" * 97))
+    assert big is not None and texts.decode(body % (b"x" * 97)).text is big.text
+    assert texts.decode(body % b"c").text is not held[2].text  # 99 + 3 bytes are too many
 
 
 def test_one_pass_decoding_declines_what_it_must_not_answer() -> None:

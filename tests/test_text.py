@@ -297,6 +297,76 @@ def test_a_relative_path_picks_the_workspace_threshold_table_for_a_text(
     assert server.finish(0) == []
 
 
+# == A text sent again ====================================================================
+
+# radon cyclomatic complexity 5; commenting one ``if`` out (one byte) makes it 4.
+FIVE = (
+    "def five(a, b, c, d):\n"
+    + "".join(f"    if {v}: return {n}\n" for n, v in enumerate("abcd", 1))
+    + "    return 0\n"
+)
+
+
+def text_body(request_id: int, token: bytes, path: bytes = b"m.py", cursor: bytes = b"") -> bytes:
+    """An analyze request whose text is the JSON string ``token`` exactly as given."""
+    return frame(
+        b'{"id":%d,"method":"analyze","params":{"file_path":"%b",%b"text":%b}}'
+        % (request_id, path, cursor, token)
+    )
+
+
+def test_a_text_sent_again_is_answered_as_it_was_and_every_change_is_seen(
+    spawn: Spawn, workspace: Path, log_path: Path
+) -> None:
+    server = start(spawn, log_path)
+    token = json.dumps(FIVE + "\n\n" + SIX).encode()
+    sent: list[tuple[bytes, str, str | None, int | None]] = []
+
+    def ask(body: bytes, text: str, path: str = "m.py", cursor: int | None = None) -> bytes:
+        server.send(body)
+        response = server.read_response()
+        assert response.hints == expected(workspace, path, text, cursor), (len(sent), text[:40])
+        sent.append((body, text, path, cursor))
+        return response.raw
+
+    text = FIVE + "\n\n" + SIX
+    first = ask(text_body(1, token), text)
+    assert cc(server.hints("m.py", text=text)) == [("m.py", 1, 6), ("m.py", 9, 20)]
+    # The same bytes again: the same answer, byte for byte; another id: the same hints.
+    assert ask(text_body(1, token), text) == first
+    ask(text_body(70_000, token), text)
+    # One byte changed: the fresh answer (complexity 4 where it was 5), then back.
+    changed = token.replace(b"    if a", b"    #f a", 1)
+    ask(text_body(2, changed), text.replace("    if a", "    #f a", 1))
+    assert ask(text_body(1, token), text) == first
+    # The cursor (before or after the text), and the path the hints echo.
+    ask(text_body(3, token, cursor=b'"cursor_position":200,'), text, cursor=200)
+    ask(text_body(4, token, cursor=b'"cursor_position":5,'), text, cursor=5)
+    ask(text_body(5, token, path=b"other.py"), text, path="other.py")
+    # Spelled otherwise, the same text; an escape that decodes to another one, another text.
+    ask(text_body(6, token.replace(b"d", b"\\u0064")), text)
+    ask(text_body(7, token.replace(b"A", b"\\u0041")), text)
+    ask(text_body(8, token.replace(b"a, b", b"\\u0041, b", 1)), text.replace("a, b", "A, b", 1))
+    # The workspace's threshold table changed: the same text gets the answer under it.
+    table_path = workspace / ".gzkit" / "rules" / "complexity-thresholds.json"
+    table_path.parent.mkdir(parents=True)
+    table_path.write_bytes(table(("radon_cc", 6, "advise"), ("radon_cc", 8, "warn")))
+    assert ask(text_body(1, token), text) != first
+    assert cc(server.hints("m.py", text=text)) == [("m.py", 9, 20)]
+    table_path.unlink()
+    assert ask(text_body(1, token), text) == first
+    lines = analyze_lines(log_path, len(sent) + 2)
+    assert {line["source"] for line in lines} == {"text"}
+    assert {line["text_bytes"] for line in lines} == {len(text.encode())}
+    caches = [line["cache"] for line in lines]
+    assert caches[:4] == ["miss", "memo", "memo", "memo"]
+    assert caches[4] == "miss" and caches[5] == "memo"  # the changed text, then the first again
+    # A new table: the memo cannot answer, a worker does; then the memo, under either table.
+    assert caches[-3] in ("hit", "miss") and caches[-2:] == ["memo", "memo"]
+    server.close_stdin()
+    assert server.finish(0) == []
+
+
 # == Texts that get no hints, and params that are not valid ================================
 
 

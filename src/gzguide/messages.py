@@ -13,7 +13,9 @@ failures are ``-32602`` with msgspec's precise message. Unknown fields are ignor
 everywhere (a 1.x client may send parameters a 1.0 server does not know). Which
 Struct an ``analyze`` request is decoded into depends on the protocol version the
 session runs at (:data:`PROTOCOLS`): :class:`AnalyzeParams` in 1.0, where
-``text`` is just an unknown field, :class:`AnalyzeTextParams` from 1.1 on.
+``text`` is just an unknown field, :class:`AnalyzeTextParams` from 1.1 on. A 1.1
+session's ``analyze`` bodies go through its :class:`TextRequests`, which knows a
+text it decoded a moment ago without decoding (or hashing) it again.
 
 Responses are Structs too, so field order is fixed (hint fields in schema order),
 output is compact, and ``result`` and ``error`` can never appear together. An
@@ -27,12 +29,13 @@ from __future__ import annotations
 
 import codecs
 from collections import OrderedDict
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final, NamedTuple, TypeVar
 
 import msgspec
 
 from gzguide.analysis.model import FileReport, Finding
 from gzguide.answer import Answer
+from gzguide.freshness import content_digest
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -204,11 +207,73 @@ class _TextAnalyzeEnvelope(msgspec.Struct):
     params: AnalyzeTextParams
 
 
+class _RawTextParams(AnalyzeParams):
+    #: The ``text`` member's JSON token as received (empty when there is none).
+    text: msgspec.Raw = msgspec.Raw()
+
+
+class _RawTextAnalyzeEnvelope(msgspec.Struct):
+    id: RequestId
+    method: str
+    params: _RawTextParams
+
+
 _text_analyze_decoder: Final = msgspec.json.Decoder(_TextAnalyzeEnvelope)
+_raw_text_analyze_decoder: Final = msgspec.json.Decoder(_RawTextAnalyzeEnvelope)
+_text_decoder: Final = msgspec.json.Decoder(str)
 
 
-def decode_text_analyze(body: bytes) -> tuple[RequestId, AnalyzeTextParams] | None:
-    """A valid 1.1 ``analyze`` request's id and params, decoded in one pass; else None.
+class BufferText:
+    """The ``text`` of a 1.1 ``analyze`` request: its UTF-8 form, its size and its digest.
+
+    One that came as a JSON token (:func:`decode_text_analyze`) keeps the token, and
+    may let go of its UTF-8 form (:meth:`release`) while :class:`TextRequests` holds
+    it for the next request: that form is decoded again from the token if a request
+    needs it (a worker has to analyze the text again), and the size and digest stay.
+    """
+
+    __slots__ = ("_data", "_digest", "size", "token")
+
+    def __init__(self, data: bytes, token: msgspec.Raw | None = None) -> None:
+        #: The UTF-8 form's length in bytes (what the source limit and the log count).
+        self.size = len(data)
+        self._data: bytes | None = data
+        #: The JSON string token it came as (a view into its request's body), if any.
+        self.token = token
+        self._digest: bytes | None = None
+
+    def data(self) -> bytes:
+        """The text's UTF-8 form (what is hashed, analyzed, and what the cursor is into)."""
+        data = self._data
+        if data is None:
+            assert self.token is not None, "only a text with its token lets go of its bytes"
+            # Decoded once already when it arrived: neither step can fail now.
+            data = _text_decoder.decode(self.token).encode("utf-8")
+        return data
+
+    def digest(self) -> bytes:
+        """``freshness.content_digest`` of the UTF-8 form, computed once."""
+        digest = self._digest
+        if digest is None:
+            self._digest = digest = content_digest(self.data())
+        return digest
+
+    def release(self) -> None:
+        """Let go of the UTF-8 form, when the JSON token can give it again."""
+        if self.token is not None:
+            self._data = None
+
+
+class TextAnalyze(NamedTuple):
+    """A valid 1.1 ``analyze`` request: its id, its params, and its ``text`` if it sent one."""
+
+    id: RequestId
+    params: AnalyzeParams
+    text: BufferText | None
+
+
+def decode_text_analyze(body: bytes) -> TextAnalyze | None:
+    """A valid 1.1 ``analyze`` request, decoded in one pass; else None.
 
     What a 1.1 session sends most, often with a buffer of hundreds of KiB: decoding
     it as :func:`decode_request` and :func:`decode_params` do would read the body
@@ -217,8 +282,25 @@ def decode_text_analyze(body: bytes) -> tuple[RequestId, AnalyzeTextParams] | No
     that is UTF-8, an object whose every ``id``, ``method`` and ``params`` member
     is valid (the last of each counting), ``method`` being ``analyze``. For anything
     else it says None, and the caller takes the general way, which decides the
-    error (or the other method) exactly as before.
+    error (or the other method) exactly as before. The text keeps its JSON token
+    (a view into ``body``), which is how :class:`TextRequests` knows it again.
     """
+    if not _is_utf8(body):
+        return None
+    try:
+        envelope = _raw_text_analyze_decoder.decode(body)
+        if envelope.method != "analyze":
+            return None
+        params = envelope.params
+        token = params.text
+        text = BufferText(_text_decoder.decode(token).encode("utf-8"), token) if token else None
+    except (msgspec.MsgspecError, RecursionError):
+        return None
+    return TextAnalyze(envelope.id, AnalyzeParams(params.file_path, params.cursor_position), text)
+
+
+def _decode_probe(body: bytes) -> tuple[RequestId, AnalyzeTextParams] | None:
+    """:func:`decode_text_analyze` for a small body, whose text is decoded as a string."""
     if not _is_utf8(body):
         return None
     try:
@@ -228,6 +310,127 @@ def decode_text_analyze(body: bytes) -> tuple[RequestId, AnalyzeTextParams] | No
     if envelope.method != "analyze":
         return None
     return envelope.id, envelope.params
+
+
+#: How many places :func:`_find_token` tries, and how long a beginning it looks for.
+_FIND_TRIES: Final = 4
+_PROBE_BYTES: Final = 32
+
+
+def _find_token(body: bytes, token: msgspec.Raw) -> int | None:
+    """Where ``token`` (a view into ``body``) starts in ``body``, or None if not found soon.
+
+    The token starts no later than ``len(body) - len(token)``: its first bytes are
+    looked for in that much of the body only, and a few places that have them are
+    compared in full (``bytes.find`` of the whole token would read it twice over).
+    A place that is not the text's (another member with the same string before
+    it) only means the text is not known again later (see :class:`TextRequests`).
+    """
+    length = len(token)
+    probe = bytes(memoryview(token)[:_PROBE_BYTES])
+    end = len(body) - length + len(probe)
+    start = body.find(probe, 0, end)
+    for _ in range(_FIND_TRIES):
+        if start < 0:
+            return None
+        if body.startswith(token, start):
+            return start
+        start = body.find(probe, start + 1, end)
+    return None
+
+
+#: How many texts a :class:`TextRequests` holds, and how many bytes of JSON tokens.
+MAX_HELD_TEXTS: Final = 8
+MAX_HELD_TEXT_BYTES: Final = 8 * 1024 * 1024
+
+
+class _Held:
+    """A text held for the next request, and where its token was in its body."""
+
+    __slots__ = ("after", "start", "text", "token")
+
+    def __init__(self, text: BufferText, token: msgspec.Raw, start: int, after: int) -> None:
+        self.text = text
+        self.token = token
+        #: The token's offset in its body, and how many bytes followed it.
+        self.start = start
+        self.after = after
+
+
+class TextRequests:
+    """1.1 ``analyze`` bodies decoded, knowing a text sent again without reading it.
+
+    An editor sends its buffer again unchanged (another cursor, another moment),
+    and decoding the text (its JSON escapes) and hashing it cost more than all
+    the rest of the answer. So the last few texts are held, each with its JSON
+    token as it arrived and the size and digest of its UTF-8 form. A body that
+    holds one of those tokens byte for byte (a ``memcmp``), where the token was
+    in the body it came with (counting from either end), is decoded with the
+    token replaced by a short string instead: once by ``""`` and once by ``"a"``.
+    When those two decode as valid requests whose text is ``""`` and ``"a"``, the
+    token stands exactly where the text's string stands (the member that counts,
+    in any other place one of the two texts would be the same in both), so the
+    body is that small one with its text being the held one: every other member
+    (id, path, cursor, unknown ones) is decoded from the small body, UTF-8 is
+    checked on it, and the token was checked when it first came. Anything else
+    is decoded in full (:func:`decode_text_analyze`) and held.
+    """
+
+    def __init__(
+        self, max_texts: int = MAX_HELD_TEXTS, max_bytes: int = MAX_HELD_TEXT_BYTES
+    ) -> None:
+        self.max_texts = max_texts
+        self.max_bytes = max_bytes
+        self._held: list[_Held] = []  # most recent last
+
+    def decode(self, body: bytes) -> TextAnalyze | None:
+        """:func:`decode_text_analyze`'s answer, without reading a text held already."""
+        known = self._known(body)
+        if known is not None:
+            return known
+        decoded = decode_text_analyze(body)
+        if decoded is not None and decoded.text is not None:
+            self._hold(body, decoded.text)
+        return decoded
+
+    def _known(self, body: bytes) -> TextAnalyze | None:
+        size = len(body)
+        held_texts = self._held
+        for index in range(len(held_texts) - 1, -1, -1):
+            held = held_texts[index]
+            token = held.token
+            length = len(token)
+            for start in {held.start, size - held.after - length}:
+                if start < 0 or start + length > size or not body.startswith(token, start):
+                    continue
+                head, tail = body[:start], body[start + length :]
+                empty = _decode_probe(b'%b""%b' % (head, tail))
+                if empty is None or empty[1].text != "":
+                    continue
+                one = _decode_probe(b'%b"a"%b' % (head, tail))
+                if one is None or one[1].text != "a":
+                    continue
+                held.start, held.after = start, len(tail)
+                held_texts.append(held_texts.pop(index))
+                request_id, params = empty
+                path_params = AnalyzeParams(params.file_path, params.cursor_position)
+                return TextAnalyze(request_id, path_params, held.text)
+        return None
+
+    def _hold(self, body: bytes, text: BufferText) -> None:
+        token = text.token
+        assert token is not None
+        if len(token) > self.max_bytes:
+            return
+        start = _find_token(body, token)
+        if start is None:
+            return
+        for held in self._held:
+            held.text.release()  # a request holds its text's bytes while it is answered
+        self._held.append(_Held(text, token, start, len(body) - start - len(token)))
+        total = sum(len(held.token) for held in self._held)
+        while len(self._held) > self.max_texts or total > self.max_bytes:
+            total -= len(self._held.pop(0).token)
 
 
 def _syntax_error(body: bytes) -> str | None:

@@ -31,8 +31,8 @@ from gzguide.analysis.discovery import Walk
 from gzguide.analysis.model import EMPTY_REPORT
 from gzguide.analysis.source import MAX_SOURCE_BYTES
 from gzguide.answer import Answer, FileAnswer, unanswered
-from gzguide.freshness import CacheState, content_digest, stat_or_none
-from gzguide.messages import AnalyzeParams
+from gzguide.freshness import CacheState, stat_or_none
+from gzguide.messages import AnalyzeParams, BufferText
 from gzguide.workers import Backend, Job, Outcome, Text
 from gzguide.workers.memo import Memo
 from gzguide.workspace import ThresholdSource
@@ -139,7 +139,7 @@ class AnalysisService:
         return answers[0]
 
     def analyze_text(
-        self, file_path: str, text: bytes, cursor: int | None, done: AnswerSink
+        self, file_path: str, text: bytes | BufferText, cursor: int | None, done: AnswerSink
     ) -> None:
         """Answer for a buffer of ``file_path`` holding ``text`` (its UTF-8 form) through ``done``.
 
@@ -147,9 +147,13 @@ class AnalysisService:
         the job goes (the worker that caches its file); ``cursor`` is an offset into
         ``text``. The text is analyzed as a file holding those bytes would be.
         Answered once, and at once when nothing must be awaited; a bug in here
-        costs the one answer, as for :meth:`analyze`.
+        costs the one answer, as for :meth:`analyze`. A :class:`BufferText` from a
+        request brings its digest along when it was computed before (the same text
+        sent again), and its bytes are only asked for when a worker needs them.
         """
         once = _Once(done)
+        if isinstance(text, bytes):
+            text = BufferText(text)
         try:
             answer = self._analyze_text(file_path, text, cursor, once)
         except Exception as exc:
@@ -171,23 +175,23 @@ class AnalysisService:
         return unanswered(params.file_path, params.cursor_position)
 
     def _failed_text(
-        self, file_path: str, text: bytes, cursor: int | None, exc: Exception
+        self, file_path: str, text: BufferText, cursor: int | None, exc: Exception
     ) -> Answer:
         if self._on_error is not None:
             self._on_error("analyze_failed", file_path=file_path, source="text", error=repr(exc))
-        return unanswered(file_path, cursor, len(text))
+        return unanswered(file_path, cursor, text.size)
 
     def _analyze_text(
-        self, requested: str, text: bytes, cursor: int | None, done: _Once
+        self, requested: str, text: BufferText, cursor: int | None, done: _Once
     ) -> Answer | None:
         """The answer when it is known at once; None when ``done`` will get it."""
-        size = len(text)
+        size = text.size
         if size > MAX_SOURCE_BYTES:
             part = FileAnswer(requested, EMPTY_REPORT, CacheState.UNANALYZABLE)
             return Answer(requested, cursor, (part,), text_bytes=size)
         table = self.thresholds.current()
         fingerprint = table.fingerprint
-        digest = content_digest(text)
+        digest = text.digest()
         memo = self.memo
         if memo is not None:
             known = memo.lookup_text(digest, fingerprint)
@@ -203,7 +207,7 @@ class AnalysisService:
                 answer = self._failed_text(requested, text, cursor, exc)
             done(answer)
 
-        job = Job(self.resolve(requested), table, text=Text(text, digest))
+        job = Job(self.resolve(requested), table, text=Text(text.data(), digest))
         self.backend.submit(job, finished)
         return None
 

@@ -51,6 +51,7 @@ from gzguide.messages import (
     AnalyzeParams,
     AnalyzeResponse,
     AnalyzeTextParams,
+    BufferText,
     EmptyResult,
     ErrorResponse,
     InitializeParams,
@@ -61,9 +62,9 @@ from gzguide.messages import (
     RequestId,
     Response,
     ResultResponse,
+    TextRequests,
     decode_params,
     decode_request,
-    decode_text_analyze,
     error_response,
 )
 
@@ -190,9 +191,9 @@ class Pending(msgspec.Struct, frozen=True):
     request_id: RequestId
     params: AnalyzeParams
     bytes_in: int
-    #: The buffer's text, as UTF-8, when a 1.1 session sent one: what is analyzed
-    #: instead of the file at ``params.file_path``.
-    text: bytes | None = None
+    #: The buffer's text, when a 1.1 session sent one: what is analyzed instead of
+    #: the file at ``params.file_path``.
+    text: BufferText | None = None
 
 
 def _outcome(response: Response) -> str:
@@ -208,14 +209,16 @@ class Session:
         self.state = State.NEW
         #: The version the session runs at, once initialized.
         self.protocol: Protocol | None = None
+        #: The texts of its last analyze requests (a 1.1 session's), known when sent again.
+        self.texts = TextRequests()
 
     def handle_body(self, body: bytes) -> Reply | Pending:
         """Answer one complete frame body, or say that its answer is the service's to give."""
         size = len(body)
         if self.protocol is not None and self.protocol.text:
-            fast = decode_text_analyze(body)  # what a 1.1 session sends most, in one pass
+            fast = self.texts.decode(body)  # what a 1.1 session sends most, in one pass
             if fast is not None:
-                return self._pending(fast[0], fast[1], size)
+                return Pending(fast.id, fast.params, size, fast.text)
         decoded = decode_request(body)
         if isinstance(decoded, ErrorResponse):
             return Reply(decoded, RequestRecord(decoded.id, None, _outcome(decoded), size))
@@ -284,13 +287,10 @@ class Session:
             params = decode_params(request.params, AnalyzeTextParams)
         except ParamsError as exc:
             return self._reply(request, size, error_response(request.id, INVALID_PARAMS, str(exc)))
-        return self._pending(request.id, params, size)
-
-    @staticmethod
-    def _pending(request_id: RequestId, params: AnalyzeTextParams, size: int) -> Pending:
         path_params = AnalyzeParams(params.file_path, params.cursor_position)
         if isinstance(params.text, str):
             # The text's only copy from here on is its UTF-8 form: what is hashed, sent
             # to a worker and analyzed, and what the cursor is an offset into.
-            return Pending(request_id, path_params, size, params.text.encode("utf-8"))
-        return Pending(request_id, path_params, size)
+            text = BufferText(params.text.encode("utf-8"))
+            return Pending(request.id, path_params, size, text)
+        return Pending(request.id, path_params, size)
