@@ -638,3 +638,28 @@ def test_the_versions_a_cache_let_go_are_collected_once_they_weigh_as_much_as_it
         gc.unfreeze()
         os.close(jobs_r)
         os.close(jobs_w)
+
+
+def test_a_jobs_own_cyclic_garbage_is_freed_before_the_heap_is_frozen() -> None:
+    jobs_r, jobs_w = os.pipe()
+    cache: FileCache[Node] = FileCache(max_entries=10, max_weight=100)
+    collector = Collector(jobs_r, cache)
+    try:
+        collector.after_job()  # everything alive so far is frozen
+        made = Node()  # what one job leaves behind: a cycle nothing refers to
+        gone = weakref.ref(made)
+        del made
+        collector.after_job()
+        assert gone() is None and collector.collections == 0
+        # With a job waiting, the next one goes first: the garbage waits, frozen.
+        made = Node()
+        kept = weakref.ref(made)
+        del made
+        os.write(jobs_w, b"j")
+        collector.after_job()
+        assert kept() is not None
+    finally:
+        gc.unfreeze()
+        gc.collect()
+        os.close(jobs_r)
+        os.close(jobs_w)

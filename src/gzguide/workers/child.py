@@ -57,12 +57,19 @@ class Collector:
     def after_job(self) -> None:
         self.since += 1
         due = self.since >= COLLECT_EVERY or self.cache.released >= self.cache.max_weight
-        if due and not select.select([self.jobs_fd], [], [], 0)[0]:
+        idle = not select.select([self.jobs_fd], [], [], 0)[0]
+        if due and idle:
             gc.unfreeze()
             gc.collect()
             self.since = 0
             self.cache.released = 0
             self.collections += 1
+        elif idle:
+            # Only what this job allocated is unfrozen: collecting it costs what the
+            # job spent making it, and frees the job's own cyclic garbage (the
+            # analysis's statement trees point at their parents) before freezing
+            # would keep it until the next full collection.
+            gc.collect()
         gc.freeze()
 
 
