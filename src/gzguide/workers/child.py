@@ -46,6 +46,8 @@ class Collector:
     tree holds reference cycles, so a version replaced after it was frozen stays
     in memory until a full collection, and a buffer typed into (a new version with
     every edit) or a file saved again and again would otherwise pile them up.
+    Between full collections, a job's own garbage is collected before the freeze
+    when no job waits: only what the job allocated is unfrozen by then.
     """
 
     def __init__(self, jobs_fd: int, cache: FileCache[Any]) -> None:
