@@ -305,6 +305,46 @@ class Server:
         return self._stop
 
 
+class FrontEnd(Protocol):
+    """What :func:`run_front_end` needs of a protocol's server on the :class:`Loop`."""
+
+    loop: Loop
+    requests: int
+    started: float
+
+
+def run_front_end(
+    server: FrontEnd,
+    run: Callable[[], tuple[str, int]],
+    log: Any,
+    protocol: str,
+    idle: Callable[[], None] | None = None,
+) -> int:
+    """Run ``server`` (``run`` gives its stop reason and exit status) and log its stop;
+    returns the process exit status. The caller installs the SIGTERM handler first."""
+    if idle is not None:
+        server.loop.idle = idle
+    gc.freeze()  # what start-up loaded lives for good: keep it out of every collection
+    try:
+        reason, code = run()
+    except OutputClosed:
+        reason, code = StopReason.OUTPUT_CLOSED.value, StopReason.OUTPUT_CLOSED.exit_code
+    except KeyboardInterrupt:
+        reason, code = StopReason.INTERRUPTED.value, StopReason.INTERRUPTED.exit_code
+    except SystemExit as exc:
+        reason, code = StopReason.TERMINATED.value, exc.code if isinstance(exc.code, int) else 1
+    log.info(
+        "server_stop",
+        reason=reason,
+        exit_code=code,
+        requests=server.requests,
+        uptime_s=round(time.monotonic() - server.started, 3),
+        protocol=protocol,
+        version=__version__,
+    )
+    return code
+
+
 def serve(
     service: AnalysisService,
     log: Any,
@@ -319,28 +359,9 @@ def serve(
     """
     signal.signal(signal.SIGTERM, _raise_exit)
     server = Server(service, in_fd, out_fd, log, companions)
-    if idle is not None:
-        server.loop.idle = idle
-    gc.freeze()  # what start-up loaded lives for good: keep it out of every collection
-    try:
+
+    def run() -> tuple[str, int]:
         reason = server.run()
-        code = reason.exit_code
-    except OutputClosed:
-        reason = StopReason.OUTPUT_CLOSED
-        code = reason.exit_code
-    except KeyboardInterrupt:
-        reason = StopReason.INTERRUPTED
-        code = reason.exit_code
-    except SystemExit as exc:
-        reason = StopReason.TERMINATED
-        code = exc.code if isinstance(exc.code, int) else 1
-    log.info(
-        "server_stop",
-        reason=reason.value,
-        exit_code=code,
-        requests=server.requests,
-        uptime_s=round(time.monotonic() - server.started, 3),
-        protocol=PROTOCOL_VERSION,
-        version=__version__,
-    )
-    return code
+        return reason.value, reason.exit_code
+
+    return run_front_end(server, run, log, PROTOCOL_VERSION, idle)

@@ -22,7 +22,6 @@ for a result the client would no longer want.
 
 from __future__ import annotations
 
-import gc
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -32,7 +31,7 @@ import msgspec
 
 from gzguide import __version__
 from gzguide.answer import Answer
-from gzguide.daemon import Companion, Loop, OutputClosed, _raise_exit, write_all
+from gzguide.daemon import Companion, Loop, OutputClosed, _raise_exit, run_front_end, write_all
 from gzguide.framing import NEED_DATA, EndOfStream, Frame, FrameDecoder, FramingError, Realigned
 from gzguide.lsp import jsonrpc
 from gzguide.lsp.diagnostics import diagnostics, lines_range
@@ -563,24 +562,4 @@ def serve_lsp(
     """Run the LSP server on ``in_fd``/``out_fd``; returns the process exit status."""
     signal.signal(signal.SIGTERM, _raise_exit)
     server = LspServer(service, in_fd, out_fd, log, companions)
-    if idle is not None:
-        server.loop.idle = idle
-    gc.freeze()  # what start-up loaded lives for good: keep it out of every collection
-    try:
-        reason, code = server.run()
-    except OutputClosed:
-        reason, code = "output_closed", 0
-    except KeyboardInterrupt:
-        reason, code = "interrupted", 130
-    except SystemExit as exc:
-        reason, code = "terminated", exc.code if isinstance(exc.code, int) else 1
-    log.info(
-        "server_stop",
-        reason=reason,
-        exit_code=code,
-        requests=server.requests,
-        uptime_s=round(time.monotonic() - server.started, 3),
-        protocol=PROTOCOL,
-        version=__version__,
-    )
-    return code
+    return run_front_end(server, server.run, log, PROTOCOL, idle)
