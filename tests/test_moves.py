@@ -629,85 +629,50 @@ def test_a_flag_that_selects_the_whole_body_is_a_split() -> None:
 # -- classes and modules ----------------------------------------------------------------------
 
 
+#: A class whose working methods fall into two groups: ``stock`` and ``rota``.
+DEPOT = """
+class Depot:
+    def __init__(self):
+        self.stock = {}
+        self.rota = []
+
+    def receive(self, sku):
+        self.stock[sku] = 1
+
+    def pick(self, sku):
+        del self.stock[sku]
+
+    def assign(self, van):
+        self.rota.append(van)
+
+    def vans(self):
+        return list(self.rota)
+"""
+
+
 def test_a_class_of_two_working_groups_splits() -> None:
-    source = """
-    class Depot:
-        def __init__(self):
-            self.stock = {}
-            self.rota = []
-
-        def receive(self, sku):
-            self.stock[sku] = 1
-
-        def pick(self, sku):
-            del self.stock[sku]
-
-        def assign(self, van):
-            self.rota.append(van)
-
-        def vans(self):
-            return list(self.rota)
-    """
-    f = move(source, "cohesion_lcom4")
+    f = move(DEPOT, "cohesion_lcom4")
     assert "`receive` and `pick` (lines 7-11) use `stock`" in f.move
 
 
 def test_groups_whose_public_attributes_other_code_reads_stay_one_class() -> None:
     # Other code reads ``depot.rota`` from the one object: a split changes that.
-    source = """
-    class Depot:
-        def __init__(self):
-            self.stock = {}
-            self.rota = []
-
-        def receive(self, sku):
-            self.stock[sku] = 1
-
-        def pick(self, sku):
-            del self.stock[sku]
-
-        def assign(self, van):
-            self.rota.append(van)
-
-        def vans(self):
-            return list(self.rota)
-
-
-    def first_van(depot):
-        return depot.rota[0]
-    """
+    source = DEPOT + "\n\ndef first_van(depot):\n    return depot.rota[0]\n"
     assert hints(source, "cohesion_lcom4") == []
     private = source.replace("rota", "_rota").replace("depot._rota", "depot.vans()")
     assert len(hints(private, "cohesion_lcom4")) == 1
 
 
 def test_a_method_that_aliases_its_receiver_leaves_the_split_unproven() -> None:
-    # ``node = self`` walks up a chain of parents: the handlers it reads are the
-    # same attribute the other group uses, out of sight of the groups.
-    source = """
-    class Depot:
-        def __init__(self):
-            self.stock = {}
-            self.rota = []
-
-        def receive(self, sku):
-            self.stock[sku] = 1
-
-        def pick(self, sku):
-            del self.stock[sku]
-
-        def assign(self, van):
-            self.rota.append(van)
-
-        def vans(self):
-            return list(self.rota)
-
-        def all_stock(self):
-            node = self
-            while node:
-                yield from node.stock
-                node = node.parent
-    """
+    # ``node = self`` walks up a chain of parents: the stock it reads is the same
+    # attribute the other group uses, out of sight of the groups.
+    source = DEPOT + (
+        "\n    def all_stock(self):\n"
+        "        node = self\n"
+        "        while node:\n"
+        "            yield from node.stock\n"
+        "            node = node.parent\n"
+    )
     assert hints(source, "cohesion_lcom4") == []
 
 
