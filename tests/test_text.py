@@ -30,39 +30,23 @@ from protocol_client import (
     message,
 )
 from tables import table
+from test_server import (
+    CALM,
+    EXAMPLE_1_REQUEST,
+    EXAMPLE_1_RESPONSE,
+    FOUR,
+    NO_WORKERS,
+    SIX,
+    TWO,
+)
 
 pytestmark = pytest.mark.timeout(90)
 
-NO_WORKERS = ("--workers", "0")
 LIMIT = 4 * 1024 * 1024
-
-EXAMPLE_1_REQUEST = (
-    b'Content-Length: 63\r\n\r\n{"id":1,"method":"initialize","params":{"clientVersion":"1.0"}}'
-)
-EXAMPLE_1_RESPONSE = (
-    b'Content-Length: 62\r\n\r\n{"id":1,"result":{"version":"1.0","capabilities":["analyze"]}}'
-)
 RESPONSE_1_1 = (
     b"Content-Length: 77\r\n\r\n"
     b'{"id":1,"result":{"version":"1.1","capabilities":["analyze","analyze.text"]}}'
 )
-
-# radon cyclomatic complexity 4, inside the default advise band: one radon_cc hint.
-FOUR = """\
-def four(a, b, c):
-    if a:
-        return 1
-    if b:
-        return 2
-    if c:
-        return 3
-    return 0
-"""
-SIX = FOUR.replace("four(a, b, c)", "six(a, b, c, d, e)").replace(
-    "    return 0\n", "    if d:\n        return 4\n    if e:\n        return 5\n    return 0\n"
-)
-CALM = "def calm(a):\n    return a\n"
-TWO = FOUR + "\n\n" + SIX
 
 
 def cc(hints: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
