@@ -55,23 +55,28 @@ from gzguide.analysis.thresholds import default_thresholds
 from gzguide.messages import to_hint
 from lsp_pipes import LspProcess, expected_diagnostics, lines_of, lsp_message, position_of
 from protocol_client import Response, frame
-from soak import Sample, log_events, sample_tree, survivors
+from soak import BAD_LOG_EVENTS as SOAK_BAD_LOG_EVENTS
+from soak import (
+    READ_TIMEOUT,
+    RSS_GROWTH_LIMIT,
+    SETTLE_SECONDS,
+    WARMUP_FRACTION,
+    Sample,
+    log_events,
+    sample_tree,
+    survivors,
+)
 from soak_workspace import stdlib_sources
 
 DEFAULT_EVENTS = 20_000
 DEFAULT_SEED = 20_261_201
 DEFAULT_FILES = 12
-#: Resident memory may grow by less than this fraction between warm-up and the end.
-RSS_GROWTH_LIMIT = 0.10
-WARMUP_FRACTION = 0.25
 #: Events between two settle points.
 SETTLE_EVERY = 150
-SETTLE_SECONDS = 0.3
-READ_TIMEOUT = 30.0
 #: The server's debounce in the soak: short, so that typing still coalesces.
 DEBOUNCE_MS = 10
-BAD_LOG_EVENTS = ("job_failed", "worker_replaced", "analyze_failed", "pool_unavailable")
-BAD_LOG_EVENTS += ("request_failed", "notification_failed")
+#: The other mode's, and what only the LSP mode logs when a message loses its answer.
+BAD_LOG_EVENTS = (*SOAK_BAD_LOG_EVENTS, "request_failed", "notification_failed")
 #: What gets typed, one character per event.
 TYPED = "abcxyz_ =()é€😀\t#"
 EMPTY_REPORT = {"resultId": "0", "items": [], "kind": "full"}
