@@ -27,7 +27,7 @@ from gzguide import procfs
 from gzguide.client import GuideClient
 from lsp_pipes import LspProcess, expected_diagnostics, lsp_message
 from protocol_client import frame
-from test_faults import PATHOLOGICAL, worker_pid_for
+from test_faults import PATHOLOGICAL, stderr_lines, worker_pid_for
 from test_pool import BRANCHY, events, live_worker_pids, ready_workers, slow_source, wait_for
 
 pytestmark = pytest.mark.timeout(180)
@@ -389,14 +389,6 @@ def test_a_non_blocking_stdout_gets_every_publication_whole(
         time.sleep(1.0)  # the server has filled the pipe and must wait now
         assert lsp.server.proc.poll() is None
         catch_up(lsp, tmp_path, texts, expected)
-
-
-def stderr_lines(fd: int) -> list[dict[str, Any]]:
-    data = b""
-    with contextlib.suppress(BlockingIOError):
-        while chunk := os.read(fd, 1 << 16):
-            data += chunk
-    return [msgspec.json.decode(line) for line in data.splitlines() if line.strip()]
 
 
 def test_a_stderr_pipe_nobody_reads_costs_log_lines_not_diagnostics(
