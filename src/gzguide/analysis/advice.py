@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Final
 
+from gzguide.analysis.astshape import code_lines
 from gzguide.analysis.classes import cohesion_move
 from gzguide.analysis.dispatch import dispatch_moves
 from gzguide.analysis.extract import (
@@ -62,18 +63,23 @@ from gzguide.analysis.measure import Measurement
 from gzguide.analysis.modules import split_move
 from gzguide.analysis.moves import (
     CONCERNS,
+    MAX_MOVE_CHARS,
     UNCLASSIFIED,
     Concern,
     Move,
     fit,
     line_list,
     lines,
+    listing,
     names,
+    plural,
+    snippet,
 )
 from gzguide.analysis.objects import chain_move
 from gzguide.analysis.scopes import Scope
 from gzguide.analysis.signature import MIN_PARAMETERS, parameter_moves
 from gzguide.analysis.thresholds import MetricBand, Position
+from gzguide.analysis.twins import own_body
 from gzguide.analysis.walk import FunctionView, Stmt, real_depth
 
 #: How each metric is named in a headline.
@@ -221,6 +227,51 @@ class _FunctionMoves:
             self._twins[key] = where
         return self._twins[key]
 
+    @cached_property
+    def copy(self) -> Move | None:
+        """One definition for this function and another of the file that copies it."""
+        found = self.facts.twins.copy_of(self.scope)
+        if found is None:
+            return None
+        other = found.other
+        node = self.scope.node
+        assert not isinstance(node, ast.ClassDef)
+        prefix = self.scope.qualname.rpartition(".")[0]
+        name = other.qualname.removeprefix(f"{prefix}.") if prefix else other.qualname
+        where = f"`{name}` ({lines(other.start_line, other.end_line)})"
+        this = self.scope.kind
+        apart = other.owner is not self.scope.owner and other.owner is not None
+        also = ""
+        if found.more:
+            verb = "copies" if found.more == 1 else "copy"
+            also = f", and {plural(found.more, 'other')} {verb} it too"
+        both = "all" if found.more else "both"
+        if not found.differing or found.renames_only:
+            same = "word for word" if not found.differing else "but for the names of its locals"
+            keep = (
+                f"one definition in a class they share can serve {both}"
+                if apart
+                else f"keep one and have the {'others' if found.more else 'other'} call it"
+            )
+            text = f"{where} is this {this} {same}{also}: {keep}."
+        else:
+            theirs = listing([snippet(b, 40) for _, b in found.differing])
+            ours = ", ".join(snippet(a, 40) for a, _ in found.differing)
+            which = (
+                "parameters for what differs"
+                if found.more
+                else "it as a parameter"
+                if len(found.differing) == 1
+                else "them as parameters"
+            )
+            tail = f"{also}: one helper taking {which} can serve {both}."
+            text = f"{where} is this {this} but for {theirs} (here {ours}){tail}"
+            if len(text) > MAX_MOVE_CHARS:
+                text = f"{where} is this {this} but for {theirs}{tail}"
+        size = code_lines(own_body(node))
+        span = (self.scope.start_line, self.scope.end_line)
+        return Move("copied_function", UNCLASSIFIED, text, span, {Concern.SIZE: size}, 3)
+
 
 def _moves_of(scope: Scope, facts: FileFacts) -> _FunctionMoves:
     view = facts.view(scope)
@@ -247,6 +298,9 @@ def _complexity_move(found: _FunctionMoves, c: Candidate, lizard: bool) -> Move 
     best = _best(found.local, Concern.COMPLEXITY)
     if lizard:
         return best
+    if found.copy is not None:
+        # Two copies are simplified once, after they become one.
+        return found.copy
     block = _complexity_block(found, int(c.m.value))
     if best is not None and (block is None or block.points <= best.gain(Concern.COMPLEXITY) + 1):
         return best
@@ -294,7 +348,8 @@ def _size_move(found: _FunctionMoves) -> Move | None:
     # Only an idiom that visibly removes lines: reviewers judged "extract this step"
     # for length alone a matter of taste, and a long function with no such idiom is
     # better left without a hint than told to split.
-    moves = [m for m in found.local if m.gain(Concern.SIZE) >= MIN_SIZE_GAIN]
+    local = [*found.local, found.copy] if found.copy is not None else found.local
+    moves = [m for m in local if m.gain(Concern.SIZE) >= MIN_SIZE_GAIN]
     return _best(moves, Concern.SIZE)
 
 

@@ -51,7 +51,7 @@ class FileFacts:
     @cached_property
     def twins(self) -> Twins:
         """The file's compound statements, for finding copies of a block."""
-        return Twins(self.tree)
+        return Twins(self.tree, self.functions)
 
     @cached_property
     def attributes_read_outside(self) -> frozenset[str]:
