@@ -322,6 +322,41 @@ def test_start_or_extend_a_list_is_setdefault() -> None:
     assert "`by_key.setdefault(key, []).append(value)`" in moves(source)
 
 
+def test_an_entry_made_when_missing_is_setdefault() -> None:
+    source = """
+    def add(self, realm, uri, user):
+        if isinstance(uri, str):
+            uri = [uri]
+        if realm not in self.passwd:
+            self.passwd[realm] = {}
+        for u in uri:
+            self.passwd[realm][u] = user
+    """
+    rewritten = source.replace(
+        """if realm not in self.passwd:
+            self.passwd[realm] = {}""",
+        "self.passwd.setdefault(realm, {})",
+    )
+    assert (
+        "Lines 5-6 make the entry when it is missing: `self.passwd.setdefault(realm, {})` "
+        "does the same in one statement, 1 point less."
+    ) in moves(source)
+    assert radon(source) - radon(rewritten) == 1
+    used_at_once = source.replace(
+        """for u in uri:
+            self.passwd[realm][u] = user""",
+        "self.passwd[realm].update(uri)",
+    )
+    assert "`self.passwd.setdefault(realm, {}).update(uri)` does both" in moves(used_at_once)
+    taken = used_at_once.replace(
+        "self.passwd[realm].update(uri)", "entry = self.passwd[realm]\n        entry.update(uri)"
+    )
+    assert (
+        "Lines 5-7 make the entry when it is missing, then take it: "
+        "`entry = self.passwd.setdefault(realm, {})` does both, 1 point less."
+    ) in moves(taken)
+
+
 def test_an_elif_holding_only_an_if_merges() -> None:
     source = """
     def is_marker(expr):

@@ -899,25 +899,43 @@ def _make_then_use(stmt: Stmt) -> Move | None:
     ):
         return None
     used = stmt.next_node()
+    gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 1}
+    setdefault = f"{render(mapping)}.setdefault({render(key)}, {render(made.value)})"
+    start, end = _span(stmt)
+    if (
+        isinstance(used, ast.Assign)
+        and len(used.targets) == 1
+        and _reads_key(used.value, key, mapping)
+    ):
+        # `c2 = c[k]` right after: the assignment takes what setdefault returns.
+        rewrite = f"{render(used.targets[0])} = {setdefault}"
+        span = (start, used.end_lineno or used.lineno)
+        text = (
+            f"{lines(*span).capitalize()} make the entry when it is missing, then take it: "
+            f"{snippet(rewrite, 70)} does both, 1 point less."
+        )
+        return Move("setdefault", UNCLASSIFIED, text, span, {**gains, Concern.SIZE: 2}, 4)
     if not (
         isinstance(used, ast.Expr)
         and isinstance(used.value, ast.Call)
         and isinstance(used.value.func, ast.Attribute)
         and _reads_key(used.value.func.value, key, mapping)
     ):
-        return None
+        makes = f"Line {start} makes" if start == end else f"Lines {start}-{end} make"
+        text = (
+            f"{makes} the entry when it is missing: "
+            f"{snippet(setdefault, 70)} does the same in one statement, 1 point less."
+        )
+        return Move("setdefault", UNCLASSIFIED, text, (start, end), gains, 4)
     call = used.value
     rest = ", ".join([*(render(a) for a in call.args), *(render(k) for k in call.keywords)])
-    rewrite = (
-        f"{render(mapping)}.setdefault({render(key)}, {render(made.value)})"
-        f".{call.func.attr}({rest})"  # type: ignore[attr-defined]
-    )
+    rewrite = f"{setdefault}.{call.func.attr}({rest})"  # type: ignore[attr-defined]
     span = (node.lineno, used.end_lineno or used.lineno)
     text = (
         f"{lines(*span).capitalize()} make the entry when it is missing, then use it: "
         f"{snippet(rewrite, 70)} does both, 1 point less."
     )
-    gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 2}
+    gains[Concern.SIZE] = 2
     return Move("setdefault", UNCLASSIFIED, text, span, gains, 4)
 
 
