@@ -352,7 +352,7 @@ def test_an_entry_made_when_missing_is_setdefault() -> None:
         "self.passwd[realm].update(uri)", "entry = self.passwd[realm]\n        entry.update(uri)"
     )
     assert (
-        "Lines 5-7 make the entry when it is missing, then take it: "
+        "Lines 5-7 make the entry when it is missing, then use it: "
         "`entry = self.passwd.setdefault(realm, {})` does both, 1 point less."
     ) in moves(taken)
 
@@ -962,13 +962,14 @@ def test_a_context_managers_yield_does_not_move_into_a_generator() -> None:
     assert "holds the `yield` its decorator hands control through" in text
 
 
-def examined(source: str, line: int) -> Extraction | str:
-    """The examiner's verdict on the compound statement at ``line`` of a method."""
+def examined(source: str, line: int, is_method: bool = True) -> Extraction | str:
+    """The examiner's verdict on the compound statement at ``line`` of a method (or
+    of a plain function)."""
     tree = ast.parse(textwrap.dedent(source))
     node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
     view = view_of(node)
     (stmt,) = [s for s in view.statements if s.line == line]
-    return Examiner(view, is_method=True).examine((stmt,))
+    return Examiner(view, is_method=is_method).examine((stmt,))
 
 
 def test_a_block_that_only_tests_a_flag_set_before_it_is_not_the_step() -> None:
@@ -1396,7 +1397,39 @@ def test_a_parameter_named_like_its_function_is_no_recursion() -> None:
                 note(prop, schema)
                 count(prop)
     """
-    assert examined(source, 5) != "recurses"
+    assert examined(source, 5, is_method=False) != "recurses"
+    assert examined(source.replace("properties.items()", "items(properties)"), 5) != "recurses"
+
+
+def test_a_bare_call_of_a_methods_name_is_not_the_method() -> None:
+    source = """
+    def set(self, key, flag):
+        cont = self.flags
+        for k in key:
+            if k not in cont:
+                cont[k] = {"flags": set(), "nested": {}}
+                note(k)
+                count(k)
+            cont = cont[k]["nested"]
+        return cont
+    """
+    assert examined(source, 4) != "recurses"  # the builtin `set`
+    assert examined(source, 4, is_method=False) == "recurses"  # a function's own name
+
+
+def test_a_block_that_counts_stack_frames_stays() -> None:
+    source = """
+    def caller(self, n):
+        check(n)
+        if n > 0:
+            frame = sys._getframe(n)
+            while frame.f_back is not None and frame.f_globals.get("__name__") == __name__:
+                frame = frame.f_back
+            note(frame)
+        count(n)
+    """
+    assert examined(source, 4) == "frame"
+    assert examined(source.replace("sys._getframe(n)", "self.frame"), 4) != "frame"
 
 
 def test_a_name_set_first_in_each_branch_is_no_input() -> None:

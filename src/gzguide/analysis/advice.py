@@ -42,6 +42,7 @@ from gzguide.analysis.extract import (
     DECLARES,
     DEFINES,
     FLAG,
+    FRAME,
     GUARD,
     HANDS_OVER,
     INITIALIZES,
@@ -400,6 +401,7 @@ _OBSTACLES: Final = {
     DEFINES: "defines a nested function",
     INPUTS: "reads more than three of its local values",
     RECURSES: "calls this function again",
+    FRAME: "looks at the call stack or its own locals, which a helper would change",
     INITIALIZES: "sets attributes of the instance, which `__init__` is the place to show",
     HANDS_OVER: "holds the `yield` its decorator hands control through",
 }

@@ -374,6 +374,17 @@ THREADS: Final = "threads"
 CHANGES: Final = "changes"
 INITIALIZES: Final = "initializes"
 RECURSES: Final = "recurses"
+FRAME: Final = "frame"
+#: Calls that look at the caller's stack: in a helper they see one frame more.
+_STACK_CALLS: Final = (
+    "sys._getframe",
+    "inspect.currentframe",
+    "inspect.stack",
+    "traceback.extract_stack",
+    "traceback.format_stack",
+    "traceback.print_stack",
+    "warnings.warn",
+)
 FLAG: Final = "flag"
 HANDS_OVER: Final = "hands_over"
 #: Decorators under which a function's ``yield`` hands control to its caller once:
@@ -390,6 +401,7 @@ class Examiner:
         self.view = view
         self._verdicts: dict[tuple[int, int, int], Extraction | str] = {}
         self.receiver = _receiver(view, is_method)
+        self.is_method = is_method
         body = view.body
         self.body_lines = max(body[-1].end_line - body[0].line + 1, 1) if body else 1
         self.tail_node = body[-1].node if body else None
@@ -438,6 +450,8 @@ class Examiner:
             return DEFINES
         if self._recurses(start, end):
             return RECURSES
+        if self._reads_the_stack(start, end):
+            return FRAME
         tail = last.node is self.tail_node and first.parent is None
         leaves = _leaves(view, start, end, tail)
         generator = leaves == LEAVES_YIELD
@@ -564,10 +578,21 @@ class Examiner:
         # A parameter or local of the function's own name hides it (``def
         # properties(validator, properties, ...)``): reading that is no call.
         hidden = name in self.view.params or name in self.view.stores
-        if not hidden and self.view.loads_between(name, start, end):
+        # A method's own name is not in scope in its body: a bare ``set(...)`` in
+        # ``def set(self)`` is the builtin.
+        if not hidden and not self.is_method and self.view.loads_between(name, start, end):
             return True
         return self.receiver is not None and any(
             start <= p <= end for p in self.view.method_calls.get(f"{self.receiver}.{name}", ())
+        )
+
+    def _reads_the_stack(self, start: tuple[int, int], end: tuple[int, int]) -> bool:
+        """Whether the block looks at frames by depth (``sys._getframe(1)``; a warning
+        is reported at a frame counted from its call) or at the function's own names
+        (``locals()``): moved into a helper, it would see other ones."""
+        calls = self.view.method_calls
+        return any(start <= p <= end for key in _STACK_CALLS for p in calls.get(key, ())) or any(
+            self.view.loads_between(n, start, end) for n in ("locals", "vars")
         )
 
     def _leaves_work_behind(self, stmts: tuple[Stmt, ...]) -> bool:

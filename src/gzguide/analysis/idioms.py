@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from copy import deepcopy
 from itertools import pairwise
 from typing import Final
 
@@ -880,7 +881,9 @@ def _setdefault(stmt: Stmt) -> Move | None:
 
 
 def _make_then_use(stmt: Stmt) -> Move | None:
-    """``if k not in d: d[k] = []`` then ``d[k].append(v)``: ``d.setdefault(k, [])``."""
+    """``if k not in d: d[k] = []`` then a statement using ``d[k]`` once: that
+    statement with ``d.setdefault(k, [])`` in its place; followed by anything else,
+    the ``if`` alone is ``d.setdefault(k, [])``."""
     node = stmt.node
     if not isinstance(node, ast.If) or node.orelse or len(node.body) != 1:
         return None
@@ -895,48 +898,98 @@ def _make_then_use(stmt: Stmt) -> Move | None:
         isinstance(made, ast.Assign)
         and len(made.targets) == 1
         and _reads_key(made.targets[0], key, mapping)
-        and _fresh_collection(ast.Assign([ast.Name("x", ast.Store())], made.value)) is not None
+        and _plain_default(made.value)
     ):
         return None
-    used = stmt.next_node()
     gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 1}
-    setdefault = f"{render(mapping)}.setdefault({render(key)}, {render(made.value)})"
+    call = ast.Call(
+        ast.Attribute(mapping, "setdefault", ast.Load()), [key, made.value], keywords=[]
+    )
     start, end = _span(stmt)
-    if (
-        isinstance(used, ast.Assign)
-        and len(used.targets) == 1
-        and _reads_key(used.value, key, mapping)
-    ):
-        # `c2 = c[k]` right after: the assignment takes what setdefault returns.
-        rewrite = f"{render(used.targets[0])} = {setdefault}"
-        span = (start, used.end_lineno or used.lineno)
-        text = (
-            f"{lines(*span).capitalize()} make the entry when it is missing, then take it: "
-            f"{snippet(rewrite, 70)} does both, 1 point less."
-        )
-        return Move("setdefault", UNCLASSIFIED, text, span, {**gains, Concern.SIZE: 2}, 4)
-    if not (
-        isinstance(used, ast.Expr)
-        and isinstance(used.value, ast.Call)
-        and isinstance(used.value.func, ast.Attribute)
-        and _reads_key(used.value.func.value, key, mapping)
-    ):
+    used = stmt.next_node()
+    rewrite = _in_place_of(used, key, mapping, call) if used is not None else None
+    if used is None or rewrite is None:
         makes = f"Line {start} makes" if start == end else f"Lines {start}-{end} make"
         text = (
             f"{makes} the entry when it is missing: "
-            f"{snippet(setdefault, 70)} does the same in one statement, 1 point less."
+            f"{snippet(render(call), 70)} does the same in one statement, 1 point less."
         )
         return Move("setdefault", UNCLASSIFIED, text, (start, end), gains, 4)
-    call = used.value
-    rest = ", ".join([*(render(a) for a in call.args), *(render(k) for k in call.keywords)])
-    rewrite = f"{setdefault}.{call.func.attr}({rest})"  # type: ignore[attr-defined]
-    span = (node.lineno, used.end_lineno or used.lineno)
+    span = (start, used.end_lineno or used.lineno)
     text = (
         f"{lines(*span).capitalize()} make the entry when it is missing, then use it: "
-        f"{snippet(rewrite, 70)} does both, 1 point less."
+        f"{snippet(render(rewrite), 70)} does both, 1 point less."
     )
-    gains[Concern.SIZE] = 2
-    return Move("setdefault", UNCLASSIFIED, text, span, gains, 4)
+    return Move("setdefault", UNCLASSIFIED, text, span, {**gains, Concern.SIZE: 2}, 4)
+
+
+def _plain_default(node: ast.expr) -> bool:
+    """A default that ``setdefault`` may build on every call: constants, and literals
+    or empty ``list()``/``set()``/``dict()`` made of them (nothing with an effect)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return all(_plain_default(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _plain_default(k) for k in node.keys) and all(
+            _plain_default(v) for v in node.values
+        )
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("list", "set", "dict", "tuple", "frozenset")
+        and not node.args
+        and not node.keywords
+    )
+
+
+#: Where a part of an expression may not be evaluated (or is evaluated later, or
+#: many times): ``d.setdefault`` there would not make the entry exactly once.
+_LAZY: Final = (
+    ast.BoolOp,
+    ast.IfExp,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def _in_place_of(
+    used: ast.stmt, key: ast.expr, mapping: ast.expr, call: ast.Call
+) -> ast.stmt | None:
+    """``used`` with its one read of ``mapping[key]`` replaced by ``call``; None when it
+    reads it more or less than once, writes it, is a compound statement, or reads it
+    where it may not run."""
+    if not isinstance(used, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr | ast.Return):
+        return None
+    found: list[tuple[ast.AST, str, int | None]] = []  # (parent, field, index)
+
+    def visit(parent: ast.AST, lazy: bool) -> bool:
+        for field_name, value in ast.iter_fields(parent):
+            items = value if isinstance(value, list) else [value]
+            for index, child in enumerate(items):
+                if not isinstance(child, ast.expr):
+                    continue
+                if _reads_key(child, key, mapping):
+                    if lazy or not isinstance(child.ctx, ast.Load):  # type: ignore[attr-defined]
+                        return False
+                    found.append((parent, field_name, index if isinstance(value, list) else None))
+                    continue
+                if not visit(child, lazy or isinstance(child, _LAZY)):
+                    return False
+        return True
+
+    rewritten = deepcopy(used)
+    if not visit(rewritten, False) or len(found) != 1:
+        return None
+    parent, field_name, index = found[0]
+    if index is None:
+        setattr(parent, field_name, call)
+    else:
+        getattr(parent, field_name)[index] = call
+    return rewritten
 
 
 def _breaks(statements: list[ast.stmt]) -> bool:

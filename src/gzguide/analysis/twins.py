@@ -55,7 +55,11 @@ class Twins:
     tree: ast.Module
     functions: list[Scope] = field(default_factory=list)
     _index: dict[tuple[str, int, int], list[ast.stmt]] | None = field(default=None)
-    _functions: dict[tuple[str, ...], list[Scope]] | None = field(default=None)
+    _functions: dict[tuple[object, ...], list[Scope]] | None = field(default=None)
+    _pairs: dict[tuple[int, int], tuple[tuple[tuple[str, str], ...], bool] | None] = field(
+        default_factory=dict
+    )
+    _bound: dict[int, _Names] = field(default_factory=dict)
 
     def copy_of(self, scope: Scope) -> FunctionCopy | None:
         """Another function whose body (the docstring left out) copies ``scope``'s, the
@@ -74,20 +78,53 @@ class Twins:
             if other.qualname == scope.qualname:
                 continue
             assert not isinstance(other.node, ast.ClassDef)
-            found = _differences(body, own_body(other.node))
-            if found is None or any(d.stored for d in found.values()):
-                continue  # a stored attribute or item is no parameter of a helper
-            pairs = tuple(found)
-            renames = _renames(pairs, node, other.node)
-            if renames is None:
+            found = self._compare(node, other.node)
+            if found is None:
                 continue
-            if not renames and _reads_locals(found, node, other.node):
-                continue  # `entry.delay` of a loop's `entry`: no value a caller can pass
             if first is None:
-                first = FunctionCopy(other, pairs, renames)
+                first = FunctionCopy(other, *found)
             else:
                 more += 1
         return None if first is None else replace(first, more=more)
+
+    def _compare(
+        self, a: FunctionNode, b: FunctionNode
+    ) -> tuple[tuple[tuple[str, str], ...], bool] | None:
+        """What differs between two functions' bodies and whether it is renames only;
+        None when one is no copy of the other. Each pair is compared once."""
+        flipped = id(a) > id(b)
+        key = (id(b), id(a)) if flipped else (id(a), id(b))
+        if key not in self._pairs:
+            first, second = (b, a) if flipped else (a, b)
+            self._pairs[key] = self._copy(first, second)
+        found = self._pairs[key]
+        if found is None or not flipped:
+            return found
+        pairs, renames = found
+        return tuple((y, x) for x, y in pairs), renames
+
+    def _copy(
+        self, a: FunctionNode, b: FunctionNode
+    ) -> tuple[tuple[tuple[str, str], ...], bool] | None:
+        found = _differences(own_body(a), own_body(b))
+        if found is None or any(d.stored for d in found.values()):
+            return None  # a stored attribute or item is no parameter of a helper
+        if not found:
+            return (), False
+        pairs = tuple(found)
+        names = self._names(a), self._names(b)
+        renames = _renames(pairs, *names)
+        if renames is None:
+            return None
+        if not renames and _reads_locals(found, *names):
+            return None  # `entry.delay` of a loop's `entry`: no value a caller can pass
+        return pairs, renames
+
+    def _names(self, node: FunctionNode) -> _Names:
+        found = self._bound.get(id(node))
+        if found is None:
+            found = self._bound[id(node)] = _Names(node)
+        return found
 
     def twin_of(self, node: ast.stmt) -> tuple[ast.stmt, int] | None:
         """Another statement of the file that copies ``node`` (the first one found),
@@ -136,12 +173,17 @@ def own_body(node: FunctionNode) -> list[ast.stmt]:
     return body
 
 
-def _body_key(body: list[ast.stmt]) -> tuple[str, ...]:
-    return tuple(type(s).__name__ for s in body)
+def _body_key(body: list[ast.stmt]) -> tuple[object, ...]:
+    """Cheap to compute and the same for copies: each statement's kind, how many
+    statements it holds and what kind of value it has."""
+    return tuple(
+        (type(s).__name__, len(getattr(s, "body", ())), type(getattr(s, "value", None)).__name__)
+        for s in body
+    )
 
 
-def _function_index(functions: list[Scope]) -> dict[tuple[str, ...], list[Scope]]:
-    index: dict[tuple[str, ...], list[Scope]] = {}
+def _function_index(functions: list[Scope]) -> dict[tuple[object, ...], list[Scope]]:
+    index: dict[tuple[object, ...], list[Scope]] = {}
     for scope in functions:
         node = scope.node
         assert not isinstance(node, ast.ClassDef)
@@ -149,26 +191,31 @@ def _function_index(functions: list[Scope]) -> dict[tuple[str, ...], list[Scope]
     return index
 
 
-def _parameters(node: FunctionNode) -> list[str]:
-    args = node.args
-    named = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-    return named + [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+class _Names:
+    """The names a function binds: its parameters in order, and the names it assigns."""
+
+    def __init__(self, node: FunctionNode) -> None:
+        args = node.args
+        named = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        self.parameters = named + [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+        self.stored = {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        self.locals = self.stored - set(self.parameters)
 
 
-def _renames(pairs: tuple[tuple[str, str], ...], a: FunctionNode, b: FunctionNode) -> bool | None:
+def _renames(pairs: tuple[tuple[str, str], ...], a: _Names, b: _Names) -> bool | None:
     """Whether every difference is only a name each function gives its own value (a
     parameter in the same place, or a local, one for one); None when parameters in
     different places stand for each other (two swapped): then the copies do not do
     the same with different values."""
-    params = _parameters(a), _parameters(b)
-    stored = _stored(a), _stored(b)
     renamed: dict[str, str] = {}
     only = True
     for x, y in pairs:
-        if x in params[0] and y in params[1]:
-            if params[0].index(x) != params[1].index(y):
+        if x in a.parameters and y in b.parameters:
+            if a.parameters.index(x) != b.parameters.index(y):
                 return None
-        elif not (x in stored[0] and y in stored[1]) or x in params[0] or y in params[1]:
+        elif not (x in a.locals and y in b.locals):
             only = False
             continue
         if renamed.setdefault(x, y) != y:
@@ -178,22 +225,10 @@ def _renames(pairs: tuple[tuple[str, str], ...], a: FunctionNode, b: FunctionNod
     return only
 
 
-def _reads_locals(
-    found: dict[tuple[str, str], _Difference], a: FunctionNode, b: FunctionNode
-) -> bool:
+def _reads_locals(found: dict[tuple[str, str], _Difference], a: _Names, b: _Names) -> bool:
     """Whether a differing value that is no rename reads a local variable of its function."""
-    local = (_stored(a) - set(_parameters(a))) | (_stored(b) - set(_parameters(b)))
-    return any(
-        pair_reads & local and not (pair[0] in local and pair[1] in local)
-        for pair, pair_reads in ((p, d.reads) for p, d in found.items())
-    )
-
-
-def _stored(node: FunctionNode) -> set[str]:
-    """The names a function assigns."""
-    return {
-        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
+    local = a.locals | b.locals
+    return any(d.reads & local and not (x in local and y in local) for (x, y), d in found.items())
 
 
 def differences(a: ast.AST, b: ast.AST) -> set[tuple[str, str]] | None:
@@ -220,6 +255,20 @@ def _is_leaf(node: object) -> bool:
     return isinstance(node, ast.Name | ast.Constant)
 
 
+def _leaf_key(node: ast.expr) -> tuple[object, ...]:
+    """What a leaf is, cheaper to make than its source text: equal for equal leaves."""
+    parts: list[object] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Constant):
+        parts.append((type(node.value), node.value, node.kind))
+    else:
+        assert isinstance(node, ast.Name)
+        parts.append(node.id)
+    return tuple(parts)
+
+
 def _root(node: ast.expr) -> str | None:
     while isinstance(node, ast.Attribute):
         node = node.value
@@ -233,8 +282,8 @@ def _differences(a: object, b: object) -> dict[tuple[str, str], _Difference] | N
     while pending:
         x, y = pending.pop()
         if isinstance(x, _LEAVES) and isinstance(y, _LEAVES) and _is_leaf(x) and _is_leaf(y):
-            left, right = ast.unparse(x), ast.unparse(y)
-            if left != right:
+            if _leaf_key(x) != _leaf_key(y):
+                left, right = ast.unparse(x), ast.unparse(y)
                 stored = not isinstance(x, ast.Name) and isinstance(
                     getattr(x, "ctx", None), ast.Store | ast.Del
                 )
