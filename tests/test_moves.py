@@ -357,6 +357,35 @@ def test_an_entry_made_when_missing_is_setdefault() -> None:
     ) in moves(taken)
 
 
+def test_a_loop_that_breaks_on_an_equal_item_is_membership() -> None:
+    source = """
+    def port_ok(cookie, req_port):
+        if cookie.port:
+            for p in cookie.port.split(","):
+                if p == req_port:
+                    break
+            else:
+                warn(req_port)
+                return False
+        return True
+    """
+    rewritten = """
+    def port_ok(cookie, req_port):
+        if cookie.port:
+            if req_port not in cookie.port.split(","):
+                warn(req_port)
+                return False
+        return True
+    """
+    assert (
+        "The loop on line 4 only tests membership: `if req_port not in cookie.port.split(','):` "
+        "with its `else` body (line 7) does the same, 2 points less."
+    ) in moves(source)
+    assert radon(source) - radon(rewritten) == 2
+    # The loop's variable read after it: the loop is also an assignment.
+    assert "membership" not in moves(source.replace("return True", "return p"))
+
+
 def test_an_elif_holding_only_an_if_merges() -> None:
     source = """
     def is_marker(expr):

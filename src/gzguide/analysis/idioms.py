@@ -1037,6 +1037,50 @@ def _loop_else_without_break(stmt: Stmt, view: FunctionView) -> Move | None:
     return Move("loop_else", UNCLASSIFIED, text, (node.lineno, else_line), gains, 3)
 
 
+def _membership_else(stmt: Stmt, view: FunctionView) -> Move | None:
+    """``for x in xs: if x == v: break`` with an ``else``: ``if v not in xs:`` and
+    the ``else`` body."""
+    node = stmt.node
+    if not isinstance(node, ast.For) or not node.orelse or len(node.body) != 1:
+        return None
+    inner = node.body[0]
+    if not (
+        isinstance(inner, ast.If)
+        and not inner.orelse
+        and len(inner.body) == 1
+        and isinstance(inner.body[0], ast.Break)
+        and isinstance(node.target, ast.Name)
+    ):
+        return None
+    test = inner.test
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+    ):
+        return None
+    name = node.target.id
+    sides = [test.left, test.comparators[0]]
+    loop_side = [n for n in sides if isinstance(n, ast.Name) and n.id == name]
+    if len(loop_side) != 1:
+        return None
+    (value,) = [n for n in sides if n is not loop_side[0]]
+    if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+        return None
+    end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+    if any(p > end for p in view.loads.get(name, ())):
+        return None  # the loop's variable is read after it: the loop also sets it
+    rewrite = ast.Compare(value, [ast.NotIn()], [node.iter])
+    else_line = next(
+        (p.line for p in view.points if p.kind == "loop_else" and node.lineno < p.line),
+        node.orelse[0].lineno,
+    )
+    text = (
+        f"The loop on line {node.lineno} only tests membership: `if {render(rewrite)}:` "
+        f"with its `else` body (line {else_line}) does the same, 2 points less."
+    )
+    gains = {Concern.COMPLEXITY: 2, Concern.NESTING: 1, Concern.SIZE: 2}
+    return Move("membership_else", UNCLASSIFIED, text, (node.lineno, else_line), gains, 4)
+
+
 def idiom_moves(view: FunctionView) -> list[Move]:
     """Every idiom of this list that matches somewhere in the function."""
     found: list[Move] = []
@@ -1047,7 +1091,12 @@ def idiom_moves(view: FunctionView) -> list[Move]:
             if useless_else is not None:
                 found.append(useless_else)
         if isinstance(node, ast.For):
-            for move in (_search(stmt), _comprehension(stmt, view), _first_match(stmt, view)):
+            for move in (
+                _search(stmt),
+                _comprehension(stmt, view),
+                _first_match(stmt, view),
+                _membership_else(stmt, view),
+            ):
                 if move is not None:
                     found.append(move)
         elif isinstance(node, ast.Try | ast.TryStar):
