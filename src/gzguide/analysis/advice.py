@@ -388,13 +388,16 @@ _KIND_WORDS: Final = {
     "assert": ("`assert`", "`assert`s"),
 }
 
+#: Reasons a block stays that say nothing about the code beyond its size.
+_PLAIN_OBSTACLES: Final = frozenset({SHORT, MOST, BARE, GUARD})
+
 #: Why a block cannot move out as it is.
 _OBSTACLES: Final = {
     SHORT: "is too short to be worth a helper",
     MOST: "is most of the function",
     BARE: "is the function's work: only guards, set-up and a return would stay behind",
     GUARD: "is an early exit (an `if` that only leaves)",
-    LEAVES_RETURN: "returns from the function",
+    LEAVES_RETURN: "can return from the function",
     LEAVES_YIELD: "yields and sets values used after it",
     LEAVES_LOOP: "breaks out of or continues an outer loop",
     DECLARES: "declares `global` or `nonlocal` names",
@@ -434,25 +437,19 @@ def census(view: FunctionView, examiner: Examiner) -> str:
     more = len(parts) - 4
     shown = ", ".join(parts[:4]) + (f", and {more} more kind{'s' * (more > 1)}" if more > 0 else "")
     heavy = [s for s in view.statements if s.blocks and not s.is_elif and s.points >= 2]
+    listed = f"Its {view.total_points} decision points: {shown}."
     if not heavy:
-        on = {p.line for p in view.points}
-        if len(on) == 1:
-            why = f"All of them are on line {on.pop()}: there is no block to move out"
-        else:
-            why = "No block holds two of them"
-    else:
-        # The outermost of the heaviest blocks: the one a reader sees first.
-        stmt = max(heavy, key=lambda s: (s.points, -s.line))
-        what = _WHAT.get(type(stmt.node), "block")
-        verdict = examiner.examine((stmt,))
-        where = f"The {what} at {lines(stmt.line, stmt.end_line)}"
-        if isinstance(verdict, str):
-            why = f"{where} holds {stmt.points} of them and {_obstacle(verdict, stmt, examiner)}"
-        elif stmt.points >= view.total_points:
-            why = f"{where} holds all of them: as a helper it would be this function again"
-        else:
-            why = f"{where} holds {stmt.points} of them and is too small a step to move out"
-    return f"Its {view.total_points} decision points: {shown}. {why}."
+        return listed
+    # The outermost of the heaviest blocks: the one a reader sees first. Why it stays
+    # is worth a sentence only where it names what keeps it in; "too short" or "most
+    # of the function" tells a reader nothing the code does not.
+    stmt = max(heavy, key=lambda s: (s.points, -s.line))
+    verdict = examiner.examine((stmt,))
+    if not isinstance(verdict, str) or verdict in _PLAIN_OBSTACLES:
+        return listed
+    what = _WHAT.get(type(stmt.node), "block")
+    where = f"The {what} at {lines(stmt.line, stmt.end_line)}"
+    return f"{listed} {where} holds {stmt.points} of them and {_obstacle(verdict, stmt, examiner)}."
 
 
 def _obstacle(verdict: str, stmt: Stmt, examiner: Examiner) -> str:

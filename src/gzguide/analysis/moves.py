@@ -84,6 +84,8 @@ def lines(start: int, end: int) -> str:
 
 def line_list(numbers: list[int], limit: int = 4) -> str:
     unique = sorted(set(numbers))
+    if len(unique) == limit + 1:
+        limit += 1  # "and 1 more" would take the place of the one number left
     shown = ", ".join(str(n) for n in unique[:limit])
     more = len(unique) - limit
     if more > 0:
