@@ -386,6 +386,56 @@ def test_a_loop_that_breaks_on_an_equal_item_is_membership() -> None:
     assert "membership" not in moves(source.replace("return True", "return p"))
 
 
+def test_read_until_empty_is_a_walrus_loop() -> None:
+    source = """
+    def copy(conn, callback, blocksize, rest):
+        if rest is not None:
+            conn.skip(rest)
+        while 1:
+            data = conn.recv(blocksize)
+            if not data:
+                break
+            callback(data)
+        return conn.close()
+    """
+    rewritten = """
+    def copy(conn, callback, blocksize, rest):
+        if rest is not None:
+            conn.skip(rest)
+        while data := conn.recv(blocksize):
+            callback(data)
+        return conn.close()
+    """
+    assert (
+        "Lines 5-8 read a value and stop when there is none: "
+        "`while data := conn.recv(blocksize):` does both, 1 point less."
+    ) in moves(source)
+    assert radon(source) - radon(rewritten) == 1
+    none_ends = source.replace("if not data:", "if data is None:")
+    assert "`while (data := conn.recv(blocksize)) is not None:`" in moves(none_ends)
+    assert "walrus" not in moves(source.replace("if not data:", "if not data.ok:"))
+
+
+def test_a_negated_search_reads_as_not_any_or_de_morgan() -> None:
+    source = """
+    def allowed(self, domain):
+        if self.domains is None:
+            return False
+        for allowed in self.domains:
+            if match(domain, allowed):
+                return False
+        return True
+    """
+    assert "`return not any(match(domain, allowed) for allowed in self.domains)`" in moves(source)
+    plain = source.replace("match(domain, allowed)", "allowed.host == domain or allowed.any")
+    assert "`return all(allowed.host != domain and (not allowed.any) for" not in moves(plain)
+    assert "`return not any(allowed.host == domain or allowed.any for" in moves(plain)
+    both = source.replace(
+        "match(domain, allowed)", "allowed.host == domain or allowed.port is None"
+    )
+    assert "`return all(allowed.host != domain and allowed.port is not None for" in moves(both)
+
+
 def test_an_elif_holding_only_an_if_merges() -> None:
     source = """
     def is_marker(expr):

@@ -82,6 +82,12 @@ def negation(test: ast.expr) -> ast.expr:
         return test.operand
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _NEGATED:
         return ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators)
+    if isinstance(test, ast.BoolOp):
+        # De Morgan, where every operand has a plain negation: `a != x and b != y`
+        # reads better than `not (a == x or b == y)`.
+        parts = [negation(v) for v in test.values]
+        if not any(isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not) for p in parts):
+            return ast.BoolOp(ast.And() if isinstance(test.op, ast.Or) else ast.Or(), parts)
     return ast.UnaryOp(ast.Not(), test)
 
 
@@ -129,8 +135,12 @@ def _search(stmt: Stmt) -> Move | None:
         gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
         return Move("any", UNCLASSIFIED, text + ".", span, gains, priority=3)
     if _const(found.value, False) and _const(after.value, True):
-        test = render(negation(inner.test))
-        call = snippet(f"return all({test} for {target} in {iterable})", 78)
+        negated = negation(inner.test)
+        if isinstance(negated, ast.UnaryOp):  # no plain negation: `not any` reads better
+            search = f"not any({render(inner.test)} for {target} in {iterable})"
+        else:
+            search = f"all({render(negated)} for {target} in {iterable})"
+        call = snippet(f"return {search}", 78)
         text = f"{loop}: {call} replaces it and its `return True`"
         gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: _body_lines([node])}
         return Move("all", UNCLASSIFIED, text + ".", span, gains, priority=3)
@@ -1037,6 +1047,60 @@ def _loop_else_without_break(stmt: Stmt, view: FunctionView) -> Move | None:
     return Move("loop_else", UNCLASSIFIED, text, (node.lineno, else_line), gains, 3)
 
 
+def _walrus_loop(stmt: Stmt) -> Move | None:
+    """``while True: x = f(); if not x: break; ...``: ``while x := f():``."""
+    node = stmt.node
+    if not (
+        isinstance(node, ast.While)
+        and not node.orelse
+        and isinstance(node.test, ast.Constant)
+        and node.test.value in (True, 1)
+        and len(node.body) >= 3
+    ):
+        return None
+    made, leave = node.body[0], node.body[1]
+    if not (
+        isinstance(made, ast.Assign)
+        and len(made.targets) == 1
+        and isinstance(made.targets[0], ast.Name)
+        and isinstance(leave, ast.If)
+        and not leave.orelse
+        and len(leave.body) == 1
+        and isinstance(leave.body[0], ast.Break)
+    ):
+        return None
+    name = made.targets[0].id
+    test = leave.test
+    walrus = ast.NamedExpr(ast.Name(name, ast.Store()), made.value)
+    if (
+        isinstance(test, ast.UnaryOp)
+        and isinstance(test.op, ast.Not)
+        and isinstance(test.operand, ast.Name)
+        and test.operand.id == name
+    ):
+        header: ast.expr = walrus
+    elif (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == name
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and _const(test.comparators[0], None)
+    ):
+        header = ast.Compare(walrus, [ast.IsNot()], [ast.Constant(None)])
+    else:
+        return None
+    rendered = render(header)
+    if header is walrus:
+        rendered = rendered.removeprefix("(").removesuffix(")")
+    text = (
+        f"Lines {node.lineno}-{leave.end_lineno} read a value and stop when there is none: "
+        f"`while {rendered}:` does both, 1 point less."
+    )
+    gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 2}
+    return Move("walrus_loop", UNCLASSIFIED, text, (node.lineno, leave.end_lineno or 0), gains, 4)
+
+
 def _membership_else(stmt: Stmt, view: FunctionView) -> Move | None:
     """``for x in xs: if x == v: break`` with an ``else``: ``if v not in xs:`` and
     the ``else`` body."""
@@ -1090,6 +1154,9 @@ def idiom_moves(view: FunctionView) -> list[Move]:
             useless_else = _loop_else_without_break(stmt, view)
             if useless_else is not None:
                 found.append(useless_else)
+            walrus = _walrus_loop(stmt)
+            if walrus is not None:
+                found.append(walrus)
         if isinstance(node, ast.For):
             for move in (
                 _search(stmt),
