@@ -17,6 +17,7 @@ import tables
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.extract import FLAG, Examiner, Extraction
 from gzguide.analysis.model import Finding
+from gzguide.analysis.modules import split_move, top_level
 from gzguide.analysis.thresholds import parse_thresholds
 from gzguide.analysis.twins import differences
 from gzguide.analysis.walk import real_depth, view_of
@@ -165,6 +166,15 @@ def test_a_non_boolean_test_is_wrapped_in_bool() -> None:
             return False
     """
     assert "`return bool(p.name)`" in move(source).move
+    # Predicates that return a bool need no wrapping; a method of the same name on an
+    # object the code does not know might not.
+    predicate = source.replace("p.name", "os.path.isfile(p)")
+    assert "`return os.path.isfile(p)`" in move(predicate).move
+    assert (
+        "`return p.name.startswith('_')`"
+        in move(source.replace("p.name", "p.name.startswith('_')")).move
+    )
+    assert "`return bool(p.exists())`" in move(source.replace("p.name", "p.exists()")).move
 
 
 def test_a_lookup_with_a_fallback_is_dict_get() -> None:
@@ -1372,7 +1382,12 @@ def test_an_if_that_uses_the_value_it_tests_is_no_flag_test() -> None:
     """
     assert examined(source, 4) == "threads"
     assert move(source).move.endswith(
-        "reassigns `exc_info`, which the function set before it and reads after it."
+        "reassigns `exc_info` (a parameter), which the function reads after it."
+    )
+    local = source.replace("record = self.make(msg)", "record = self.make(msg)\n    exc = exc_info")
+    local = local.replace("if exc_info:", "if exc:").replace("exc_info = (", "exc = (")
+    local = local.replace("exc_info = sys", "exc = sys").replace(
+        "record, exc_info,", "record, exc,"
     )
 
 
@@ -1562,3 +1577,50 @@ def test_an_else_after_a_raise_goes_before_any_extraction() -> None:
             return self.get()
     """
     assert "ends in a `raise`, so its `else` is not needed" in move(source).move
+
+
+# -- modules ---------------------------------------------------------------------------
+
+
+def _group(prefix: str, count: int, extra: str = "") -> str:
+    """``count`` functions that call the next one, each a dozen lines long."""
+    out = []
+    for i in range(count):
+        body = "".join(f"    v{j} = {prefix}{i + 1}(x) + {j}\n" for j in range(10))
+        out.append(f"def {prefix}{i}(x):\n{extra if i == 0 else ''}{body}    return v9\n")
+    return "\n".join(out)
+
+
+def test_a_module_of_two_unrelated_groups_splits_unless_they_share_global_state() -> None:
+    apart = _group("a", 10) + "\n" + _group("b", 10)
+    move_ = split_move(top_level(ast.parse(apart), apart))
+    assert move_ is not None and "never refer to each other" in move_.text
+    # `b0` sets a global that `a0` reads: moving either group away breaks the other.
+    shared = (
+        _group("a", 10, "    print(CACHE)\n")
+        + "\n"
+        + _group("b", 10, "    global CACHE\n    CACHE = x\n")
+    )
+    assert split_move(top_level(ast.parse(shared), shared)) is None
+
+
+def test_a_block_that_sets_a_declared_global_stays() -> None:
+    source = """
+    def init(files=None):
+        global types_map, inited
+        inited = True
+        db = make()
+        for file in files:
+            if exists(file):
+                db.read(file)
+                note(file)
+                types_map = db.types_map
+        return db
+    """
+    assert examined(source, 6, is_method=False) == "declares"
+    assert (
+        examined(
+            source.replace("types_map = db.types_map", "other = db.types_map"), 6, is_method=False
+        )
+        != "declares"
+    )

@@ -400,7 +400,7 @@ _OBSTACLES: Final = {
     LEAVES_RETURN: "can return from the function",
     LEAVES_YIELD: "yields and sets values used after it",
     LEAVES_LOOP: "breaks out of or continues an outer loop",
-    DECLARES: "declares `global` or `nonlocal` names",
+    DECLARES: "declares or sets `global` or `nonlocal` names",
     DEFINES: "defines a nested function",
     INPUTS: "reads more than three of its local values",
     RECURSES: "calls this function again",
@@ -459,6 +459,10 @@ def _obstacle(verdict: str, stmt: Stmt, examiner: Examiner) -> str:
         return f"sets {names(examiner.outputs(block))}, which the function reads after it"
     if verdict == THREADS:
         taken = examiner.threaded(block)
+        params = examiner.view.params
+        if all(n in params for n in taken):
+            what = "a parameter" if len(taken) == 1 else "parameters"
+            return f"reassigns {names(taken)} ({what}), which the function reads after it"
         return f"reassigns {names(taken)}, which the function set before it and reads after it"
     if verdict == CHANGES:
         return f"changes {names(examiner.changed_inputs(block))} in place"

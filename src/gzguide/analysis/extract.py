@@ -200,13 +200,31 @@ def _candidates(view: FunctionView) -> list[tuple[Stmt, ...]]:
         paragraph: list[Stmt] = []
         for stmt in block:
             if paragraph and stmt.line > paragraph[-1].end_line + 1:
-                if 2 <= len(paragraph) < len(block):
-                    found.append(tuple(paragraph))
+                found.extend(_paragraph(paragraph, block))
                 paragraph = []
             paragraph.append(stmt)
-        if 2 <= len(paragraph) < len(block):
-            found.append(tuple(paragraph))
+        found.extend(_paragraph(paragraph, block))
     return found
+
+
+def _paragraph(paragraph: list[Stmt], block: list[Stmt]) -> list[tuple[Stmt, ...]]:
+    """A paragraph as a candidate, without the constants it starts by naming
+    (``name = 'STARTTLS'``): those stay with the function, which reads them on; a
+    helper returning a literal would only hide it."""
+    first = 0
+    while first < len(paragraph) and _names_a_constant(paragraph[first].node):
+        first += 1
+    run = paragraph[first:]
+    return [tuple(run)] if 2 <= len(run) < len(block) else []
+
+
+def _names_a_constant(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+    )
 
 
 def _loops_with_their_setup(view: FunctionView, block: list[Stmt]) -> list[tuple[Stmt, ...]]:
@@ -655,6 +673,8 @@ def _leaves(
             jump.loop is None or not start <= jump.loop <= end
         ):
             return LEAVES_LOOP
+    if view.declared and any(view.stores_between(n, start, end) for n in view.declared):
+        return DECLARES  # a helper would set a local of its own instead
     return LEAVES_YIELD if yields else None
 
 

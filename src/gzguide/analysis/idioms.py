@@ -47,6 +47,26 @@ REPEATS: Final = 3
 BLOCK_REPEAT_LINES: Final = 4
 SWITCH: Final = "switch_on_type"
 _BOOL_CALLS: Final = frozenset({"isinstance", "issubclass", "callable", "hasattr", "bool"})
+#: ``os.path`` predicates, and ``str``/``bytes`` predicates (which user classes
+#: rarely redefine): calls that return a bool, needing no ``bool()`` around them.
+_PATH_PREDICATES: Final = frozenset({"isfile", "isdir", "islink", "isabs", "ismount", "exists"})
+_STR_PREDICATES: Final = frozenset(
+    {
+        "startswith",
+        "endswith",
+        "isdigit",
+        "isdecimal",
+        "isnumeric",
+        "isalpha",
+        "isalnum",
+        "isspace",
+        "isidentifier",
+        "islower",
+        "isupper",
+        "istitle",
+        "isascii",
+    }
+)
 _NEGATED: Final[dict[type[ast.cmpop], type[ast.cmpop]]] = {
     ast.Eq: ast.NotEq,
     ast.NotEq: ast.Eq,
@@ -98,11 +118,16 @@ def _is_boolean(test: ast.expr) -> bool:
         return True
     if isinstance(test, ast.BoolOp):
         return all(_is_boolean(v) for v in test.values)
-    return (
-        isinstance(test, ast.Call)
-        and isinstance(test.func, ast.Name)
-        and test.func.id in _BOOL_CALLS
-    )
+    if not isinstance(test, ast.Call):
+        return False
+    func = test.func
+    if isinstance(func, ast.Name):
+        return func.id in _BOOL_CALLS
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr in _PATH_PREDICATES:
+        return render(func.value) in ("os.path", "path", "posixpath", "ntpath")
+    return func.attr in _STR_PREDICATES
 
 
 def _body_lines(statements: list[ast.stmt]) -> int:

@@ -45,6 +45,8 @@ class TopLevel:
     start: int
     end: int
     mentions: frozenset[str]
+    #: Module names it declares ``global``: state it shares with whatever reads them.
+    declares: frozenset[str] = frozenset()
 
 
 def top_level(tree: ast.Module, text: str) -> tuple[TopLevel, ...]:
@@ -62,7 +64,10 @@ def top_level(tree: ast.Module, text: str) -> tuple[TopLevel, ...]:
         start = d.decorator_list[0].lineno if d.decorator_list else d.lineno
         end = d.end_lineno or d.lineno
         mentions = frozenset(_IDENTIFIER.findall("\n".join(lines[start - 1 : end])))
-        found.append(TopLevel(d.name, start, end, mentions))
+        declares = frozenset(
+            name for n in ast.walk(d) if isinstance(n, ast.Global) for name in n.names
+        )
+        found.append(TopLevel(d.name, start, end, mentions, declares))
     return tuple(found)
 
 
@@ -76,10 +81,18 @@ def _groups(definitions: tuple[TopLevel, ...]) -> list[_Group]:
             name = parent[name]
         return name
 
+    # A name some definition declares `global` is state: every definition mentioning
+    # it is linked to that one (moving either away would break the other).
+    state: dict[str, str] = {}
+    for definition in definitions:
+        for name in definition.declares:
+            state.setdefault(name, definition.name)
     for definition in definitions:
         for other in definition.mentions & by_name:
             if other != definition.name:
                 parent[find(other)] = find(definition.name)
+        for name in definition.mentions & state.keys():
+            parent[find(state[name])] = find(definition.name)
     members: dict[str, list[TopLevel]] = {}
     for definition in definitions:
         members.setdefault(find(definition.name), []).append(definition)

@@ -195,6 +195,8 @@ class FunctionView:
     chains: list[ast.expr]
     #: The deepest real nesting of any statement (if/for/while/match levels around it).
     max_depth: int = 0
+    #: Names the function declares ``global`` or ``nonlocal``.
+    declared: frozenset[str] = frozenset()
     _by_node: dict[int, Stmt] = field(default_factory=dict)
     _jump_positions: list[Pos] = field(default_factory=list)
 
@@ -233,6 +235,9 @@ class FunctionView:
 
     def loads_between(self, name: str, start: Pos, end: Pos) -> bool:
         return _any_between(self.loads.get(name), start, end)
+
+    def stores_between(self, name: str, start: Pos, end: Pos) -> bool:
+        return _any_between(self.stores.get(name), start, end)
 
     def mutated_within(self, start: Pos, end: Pos) -> set[str]:
         """Names whose objects are changed in place between two positions."""
@@ -285,6 +290,7 @@ class _Walker:
         self.boolops: list[ast.BoolOp] = []
         #: The outermost nodes of attribute/call chains of two links or more.
         self.chains: list[ast.expr] = []
+        self.declared: set[str] = set()
         self._inner: set[int] = set()
         self.statements: list[Stmt] = []
         self.loops: list[Pos] = []
@@ -447,6 +453,7 @@ class _Walker:
             self.jumps.append(Jump(pos, leaves, self.loops[-1] if self.loops else None))
         elif isinstance(node, ast.Global | ast.Nonlocal):
             self.jumps.append(Jump(pos, DECLARE))
+            self.declared.update(node.names)
         elif isinstance(node, ast.Assert):
             self._point(node.lineno, "assert", 1, 0)
             # radon counts an assert once and never looks inside it
@@ -745,4 +752,5 @@ def view_of(fn: FunctionNode, keywords: KeywordLines = NO_KEYWORDS) -> FunctionV
         boolops=walker.boolops,
         chains=walker.chains,
         max_depth=walker.max_depth,
+        declared=frozenset(walker.declared),
     )
