@@ -226,14 +226,23 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
         # A short chain reads better than a table of three handlers, or of one-line
         # handlers; it is still the function's shape, and the place a table goes once
         # more cases join.
+        # A type chain is left as it is: tested in order, it may rely on subclasses
+        # reaching the first arm that fits, which a table keyed by type would not do.
+        later = (
+            "" if kind == "type" else ", and the place for a table of handlers once more cases join"
+        )
         text = (
             f"The chain at {where} picks behaviour by the {by} of {code(shown, 40)} in "
-            f"{cases} short arms: clear as it is, and the place for a table of "
-            "handlers once more cases join."
+            f"{cases} short arms: clear as it is{later}."
         )
         return Move("short_switch", archetype, text, span, {}, priority=0)
     if kind == "type":
-        remedy = "a dict from type to handler, or `functools.singledispatch`, replaces it."
+        # singledispatch follows the class hierarchy; a dict keyed by type() would miss
+        # every subclass the isinstance tests accept.
+        remedy = (
+            "`functools.singledispatch` or a method on each type replaces it "
+            "(where types overlap, the most specific wins, not the first tested)."
+        )
     elif kind == "tag":
         remedy = "a dict from each tag to a handler function replaces it."
     else:
