@@ -38,6 +38,20 @@ LSP_COMMAND = tuple("--lsp" if part == "--server" else part for part in SERVER_C
 
 
 SEVERITY = {"approaching": 3, "approaching_warn": 2}
+#: The severity of a hint whose move proposes no change.
+QUIET = 4
+#: How docs/hints.md words the moves that propose no change: the census of a
+#: function's decision points, and a short chain named as it is.
+_NO_CHANGE = re.compile(r"^Its \d+ decision points: |short arms: clear as it is")
+
+
+def severity(hint: dict[str, Any]) -> int:
+    """A hint's diagnostic severity: by its band, or Hint where it proposes no change."""
+    if _NO_CHANGE.search(hint["recommended_move"]):
+        return QUIET
+    return SEVERITY[hint["precedence_band"]]
+
+
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -80,7 +94,7 @@ def expected_diagnostics(
                     "start": {"line": hint["start_line"] - 1, "character": 0},
                     "end": {"line": last, "character": units(lines[last], encoding)},
                 },
-                "severity": SEVERITY[hint["precedence_band"]],
+                "severity": severity(hint),
                 "code": hint["metric"],
                 "source": "gzguide",
                 "message": f"{hint['doctrinal_frame_headline']}. {hint['recommended_move']}",

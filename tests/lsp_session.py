@@ -25,7 +25,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from gzguide.client import GuideClient
-from lsp_pipes import SEVERITY, expected_diagnostics, lines_of, position_of, units
+from lsp_pipes import SEVERITY, expected_diagnostics, lines_of, position_of, severity, units
 
 SERVER = [sys.executable, "-m", "gzguide", "complexity", "guide", "--lsp"]
 PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
@@ -159,4 +159,4 @@ def position(text: str, index: int, encoding: str) -> types.Position:
     return types.Position(*position_of(text, index, encoding))
 
 
-__all__ = ["SEVERITY", "expected_diagnostics", "lines_of", "units"]
+__all__ = ["SEVERITY", "expected_diagnostics", "lines_of", "severity", "units"]

@@ -18,6 +18,7 @@ from gzguide.analysis.model import FileReport, Finding
 from gzguide.answer import Answer, FileAnswer
 from gzguide.freshness import CacheState
 from gzguide.lsp import jsonrpc
+from gzguide.lsp.diagnostics import diagnostics
 from gzguide.lsp.documents import Document, path_of
 from gzguide.lsp.hover import archetype_pages, covering, parse_archetype_pages
 from gzguide.lsp.lifecycle import HANDLE, IGNORE, Exit, Lifecycle
@@ -237,6 +238,17 @@ def test_covering_is_narrowest_first() -> None:
     outer, inner, other = hint(1, 30), hint(10, 12, "lizard_nloc"), hint(40, 50)
     assert covering([outer, inner, other], 11) == [inner, outer]
     assert covering([outer, inner, other], 35) == []
+
+
+def test_a_hint_that_proposes_no_change_is_a_quiet_diagnostic() -> None:
+    def hint(band: str) -> Hint:
+        return Hint("radon_cc", band, 5.0, "unclassified", "H", "M", "/w/a.py", 1, 1)
+
+    index = LineIndex("def f():\n    pass\n")
+    hints = [hint("approaching"), hint("approaching_warn"), hint("approaching_warn")]
+    found = diagnostics(hints, index, "utf-16", [True, True, False])
+    assert [d.severity for d in found] == [3, 2, 4]
+    assert [d.severity for d in diagnostics(hints[:1], index, "utf-16")] == [3]
 
 
 # == the front end, with a service the test answers ============================================

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from lsp_session import SEVERITY, lines_of, reference_hints
+from lsp_session import lines_of, reference_hints, severity
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "orders.py"
@@ -80,7 +80,7 @@ def expected(text: str) -> list[dict[str, Any]]:
             "end_lnum": h["end_line"] - 1,
             "col": 0,
             "end_col": len(lines[h["end_line"] - 1].encode("utf-8")),
-            "severity": SEVERITY[h["precedence_band"]],
+            "severity": severity(h),
             "message": f"{h['doctrinal_frame_headline']}. {h['recommended_move']}",
             "source": "gzguide",
         }

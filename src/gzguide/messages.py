@@ -577,15 +577,21 @@ def to_hint(finding: Finding, file_path: str) -> Hint:
     )
 
 
-def answer_hints(answer: Answer) -> list[Hint]:
-    """The hints an answer stands for, in the order they are sent."""
+def answer_findings(answer: Answer) -> list[tuple[Finding, str]]:
+    """The findings an answer stands for, each with the path its hint names, in the
+    order they are sent."""
     if not answer.directory:
         return [
-            to_hint(f, part.hint_path)
+            (f, part.hint_path)
             for part in answer.files
             for f in part.report.at_cursor(answer.cursor)
         ]
-    return [to_hint(f, part.hint_path) for part in answer.files for f in part.report.findings]
+    return [(f, part.hint_path) for part in answer.files for f in part.report.findings]
+
+
+def answer_hints(answer: Answer) -> list[Hint]:
+    """The hints an answer stands for, in the order they are sent."""
+    return [to_hint(f, path) for f, path in answer_findings(answer)]
 
 
 #: How many encoded answers a :class:`ResponseEncoder` keeps (a few KiB each).

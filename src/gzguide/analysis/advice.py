@@ -161,6 +161,9 @@ class Advice:
     archetype: str
     headline: str
     move: str
+    #: Whether the move proposes a change (not so for the census of a function that
+    #: only owes its hint to the contract, nor for a short chain named as it is).
+    proposes: bool = True
 
 
 def _fmt(value: float) -> str:
@@ -181,8 +184,12 @@ def headline(c: Candidate) -> str:
     return f"{label} {_fmt(c.m.value)} in {c.m.subject} is {where}"
 
 
+#: Moves that name what the code is and propose no change.
+_NAMING: Final = frozenset({"short_switch"})
+
+
 def _advice(c: Candidate, move: Move) -> Advice:
-    return Advice(move.archetype, headline(c), fit(move.text))
+    return Advice(move.archetype, headline(c), fit(move.text), move.kind not in _NAMING)
 
 
 # -- functions ------------------------------------------------------------------------
@@ -542,7 +549,7 @@ class Advisor:
                 and switch.span[0] <= move.span[0] <= move.span[1] <= switch.span[1]
             ):
                 # A move inside the chain that makes up the function: the chain is its shape.
-                advice = Advice(switch.archetype, advice.headline, advice.move)
+                advice = Advice(switch.archetype, advice.headline, advice.move, advice.proposes)
             out[c.m.metric] = advice
 
         for c in by_concern.get(Concern.COMPLEXITY, ()):
@@ -560,7 +567,7 @@ class Advisor:
                 # No move, but the function's shape is still what it is.
                 shape = "arrowhead" if found.view.is_arrowhead() else UNCLASSIFIED
                 shape = switch.archetype if switch is not None else shape
-                out[c.m.metric] = Advice(shape, headline(c), fit(text))
+                out[c.m.metric] = Advice(shape, headline(c), fit(text), proposes=False)
                 continue
             give(c, move)
         for c in by_concern.get(Concern.NESTING, ()):

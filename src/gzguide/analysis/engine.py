@@ -216,6 +216,7 @@ def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
             end_line=c.m.end_line,
             start_byte=lines.start_of(c.m.start_line),
             end_byte=lines.end_of(c.m.end_line),
+            proposes=a.proposes,
         )
         for c in candidates
         if (a := advice.get((c.m.metric, c.m.start_line, c.m.end_line))) is not None

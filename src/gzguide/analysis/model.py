@@ -30,6 +30,9 @@ class Finding(msgspec.Struct, array_like=True, frozen=True, gc=False):
     #: Byte offset just past ``end_line``'s terminator; for the file's last line,
     #: one past the file's length, so that an offset equal to the length is inside.
     end_byte: int
+    #: Whether the move proposes a change. A ``radon_cc`` hint that only lists where
+    #: the decision points are does not: an editor may show it more quietly.
+    proposes: bool = True
 
     def covers(self, offset: int) -> bool:
         """Whether byte ``offset`` of the file lies on one of this finding's lines."""

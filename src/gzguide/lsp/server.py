@@ -81,7 +81,7 @@ from gzguide.lsp.types import (
     notification,
     result_message,
 )
-from gzguide.messages import Hint, answer_hints
+from gzguide.messages import Hint, answer_findings, to_hint
 
 #: How long after a document's last change it is analyzed, unless the client's
 #: ``initializationOptions.debounceMs`` says otherwise.
@@ -463,13 +463,15 @@ class LspServer:
                 self._start(state)
             return
         document = state.document
-        hints = answer_hints(answer)
+        found = answer_findings(answer)
+        hints = [to_hint(f, path) for f, path in found]
+        proposes = [f.proposes for f, _ in found]
         self._results += 1
         result = Result(
             generation,
             document.version,
             hints,
-            diagnostics(hints, document.index, self.encoding),
+            diagnostics(hints, document.index, self.encoding, proposes),
             str(self._results),
         )
         state.result = result
