@@ -64,8 +64,11 @@ def top_level(tree: ast.Module, text: str) -> tuple[TopLevel, ...]:
         start = d.decorator_list[0].lineno if d.decorator_list else d.lineno
         end = d.end_lineno or d.lineno
         mentions = frozenset(_IDENTIFIER.findall("\n".join(lines[start - 1 : end])))
-        declares = frozenset(
-            name for n in ast.walk(d) if isinstance(n, ast.Global) for name in n.names
+        # The keyword is among the identifiers found: only then is the tree walked.
+        declares = (
+            frozenset(name for n in ast.walk(d) if isinstance(n, ast.Global) for name in n.names)
+            if "global" in mentions
+            else frozenset()
         )
         found.append(TopLevel(d.name, start, end, mentions, declares))
     return tuple(found)
