@@ -446,6 +446,29 @@ def test_a_negated_search_reads_as_not_any_or_de_morgan() -> None:
     assert "`return all(allowed.host != domain and allowed.port is not None for" in moves(both)
 
 
+def test_the_short_else_of_an_if_ending_the_function_goes_first() -> None:
+    source = """
+    def write_dict(self, d):
+        if d:
+            self.begin("dict")
+            for key, value in sorted(d.items()):
+                if not isinstance(key, str):
+                    raise TypeError("keys must be strings")
+                self.element("key", key)
+                self.write_value(value)
+            self.end("dict")
+        else:
+            self.element("dict")
+    """
+    assert (
+        "The `else` of the `if` on line 3 is the short case: put it first, under `not d` "
+        "and followed by `return`, and lines 4-10 move out a level."
+    ) in moves(source)
+    # Not where more follows the if, nor where the else leaves in its own way.
+    assert "short case" not in moves(source + "    self.flush()\n")
+    assert "short case" not in moves(source.replace('self.element("dict")', "yield None"))
+
+
 def test_an_elif_holding_only_an_if_merges() -> None:
     source = """
     def is_marker(expr):

@@ -747,6 +747,15 @@ def _guard_before_return(stmt: Stmt, view: FunctionView) -> Move | None:
     return Move("return_guard", ARROWHEAD, text, span, {Concern.NESTING: 1}, 2)
 
 
+def _jumps(statements: list[ast.stmt]) -> bool:
+    """Whether any of ``statements`` holds a return, yield, break or continue."""
+    return any(
+        isinstance(n, ast.Return | ast.Yield | ast.YieldFrom | ast.Break | ast.Continue)
+        for s in statements
+        for n in ast.walk(s)
+    )
+
+
 def _compound(node: ast.stmt) -> bool:
     return isinstance(
         node, ast.If | ast.For | ast.AsyncFor | ast.While | ast.Try | ast.With | ast.Match
@@ -786,10 +795,19 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
     if len(orelse) > 2 or isinstance(orelse[0], ast.If):
         return None
     last = orelse[-1]
-    if not isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
-        return None
     if body_lines < 3 or code_lines(orelse) * 2 > body_lines:
         return None
+    if not isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
+        if in_loop or any(_compound(s) for s in orelse) or _jumps(orelse):
+            return None
+        # The function ends with this if: its short else can go first and return.
+        test = code(negation(node.test), 50)
+        inner = lines(node.body[0].lineno, node.body[-1].end_lineno or 0)
+        text = (
+            f"The `else` of the `if` on line {node.lineno} is the short case: put it first, "
+            f"under {test} and followed by `return`, and {inner} move out a level."
+        )
+        return Move("else_guard", ARROWHEAD, text, _span(stmt), {Concern.NESTING: 1}, 2)
     word = type(last).__name__.lower()
     test = code(negation(node.test), 50)
     inner = lines(node.body[0].lineno, node.body[-1].end_lineno or 0)
