@@ -798,8 +798,8 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
     if body_lines < 3 or code_lines(orelse) * 2 > body_lines:
         return None
     if not isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
-        if in_loop or any(_compound(s) for s in orelse) or _jumps(orelse):
-            return None
+        if in_loop or len(orelse) > 1 or code_lines(orelse) > 1 or _jumps(orelse):
+            return None  # two cases of some size each read well side by side
         # The function ends with this if: its short else can go first and return.
         test = code(negation(node.test), 50)
         inner = lines(node.body[0].lineno, node.body[-1].end_lineno or 0)
