@@ -1549,6 +1549,79 @@ def test_a_block_that_counts_stack_frames_stays() -> None:
     assert examined(source.replace("sys._getframe(n)", "self.frame"), 4) != "frame"
 
 
+def test_a_name_set_in_a_with_body_is_set_for_what_follows_the_with() -> None:
+    source = """
+    def merge(self, counts=None, infile=None):
+        self.counts = counts or {}
+        if infile:
+            try:
+                with open(infile, "rb") as f:
+                    counts, callers = pickle.load(f)
+                self.update(counts, callers)
+            except OSError as err:
+                warn(err)
+        self.merged = True
+        self.notify(infile)
+        self.log(infile)
+        self.count += 1
+        return self
+    """
+    verdict = examined(source, 4)
+    assert isinstance(verdict, Extraction) and "counts" not in verdict.inputs
+
+
+def test_a_value_every_later_read_of_which_is_set_again_is_no_output() -> None:
+    source = """
+    def describe(self):
+        out = []
+        for attr in ("years", "months", "days"):
+            value = getattr(self, attr)
+            if value:
+                out.append(attr)
+                note(attr)
+        for attr in ("year", "month", "day"):
+            value = getattr(self, attr)
+            if value is not None:
+                out.append(repr(value))
+        return ", ".join(out)
+    """
+
+    def outputs(text: str) -> list[str]:
+        tree = ast.parse(textwrap.dedent(text))
+        node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+        view = view_of(node)
+        (stmt,) = [s for s in view.statements if s.line == 4]
+        return Examiner(view, is_method=True).outputs((stmt,))
+
+    assert outputs(source) == []
+    # Read before it is set again: the first loop's value flows on.
+    kept = source.replace(
+        '        for attr in ("year"', '        log(value)\n        for attr in ("year"'
+    )
+    assert outputs(kept) == ["value"]
+
+
+def test_two_ifs_are_one_helper_only_when_they_are_near_copies() -> None:
+    source = """
+    def check(rel, expected, limit):
+        if rel is not None:
+            note(rel)
+        if not isinstance(rel, (int, float)):
+            raise TypeError(
+                f"relative tolerance must be a number, got {type(rel).__name__}"
+            )
+        if not isinstance(expected, SupportsAbs):
+            raise TypeError(
+                f"expected value must support abs, got {type(expected).__name__}"
+            )
+        return limit
+    """
+    assert "do the same thing with other values" not in moves(source)
+    near = source.replace("expected value must support abs", "relative tolerance must be a number")
+    near = near.replace("isinstance(expected, SupportsAbs)", "isinstance(expected, (int, float))")
+    assert "do the same thing with other values: one helper" in moves(near)
+
+
 def test_a_name_set_first_in_each_branch_is_no_input() -> None:
     source = """
     def open(self, url, data=None, timeout=None):

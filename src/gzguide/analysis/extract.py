@@ -278,7 +278,15 @@ def _tests_only_an_input(stmts: tuple[Stmt, ...], view: FunctionView, start: Pos
 
 
 def _container_end(stmt: Stmt) -> Pos:
-    """Where the statement list ``stmt`` sits in ends."""
+    """Where the statement list ``stmt`` sits in ends; for the body of a ``with``,
+    which always runs, where the list around the ``with`` ends (what ``stmt`` sets
+    there is set for everything after the ``with`` too)."""
+    while (
+        stmt.parent is not None
+        and isinstance(stmt.parent.node, ast.With | ast.AsyncWith)
+        and stmt.container is stmt.parent.node.body
+    ):
+        stmt = stmt.parent
     last = stmt.container[-1] if stmt.container else stmt.node
     return (last.end_lineno or last.lineno, last.end_col_offset or 0)
 
@@ -643,7 +651,8 @@ class Examiner:
 
     def _used_after(self, name: str, first: Stmt, end: tuple[int, int]) -> bool:
         loads = [*self.view.loads.get(name, ()), *self.closures.get(name, ())]
-        if any(p > end for p in loads):
+        later = [p for p in loads if p > end]
+        if later and (name in self.closures or not self._rebound_first(name, end, later)):
             return True
         # Inside a loop, a value set in one pass may be read at the top of the next.
         loop = first.parent
@@ -654,6 +663,27 @@ class Examiner:
                 return True
             loop = loop.parent
         return False
+
+    def _rebound_first(self, name: str, end: Pos, loads: list[Pos]) -> bool:
+        """Whether every one of ``loads`` (all after ``end``) reads a value set after
+        ``end``: a plain statement setting ``name`` earlier in its statement list (or in
+        one around it), or a loop target, ``with ... as`` or ``except ... as`` binding
+        it for the body the read is in. Then the value the block left is never read."""
+        view = self.view
+        stores = [p for p in view.stores.get(name, ()) if p > end]
+        if not stores:
+            return False
+        after = [st for st in view.statements if st.start > end]
+        setters = [
+            (st.end, _container_end(st))
+            for st in after
+            if not st.blocks and any(st.start <= p <= st.end for p in stores)
+        ]
+        bodies = _binding_bodies(tuple(after)).get(name, [])
+        return all(
+            any(a < p <= b for a, b in setters) or any(a <= p <= b for a, b in bodies)
+            for p in loads
+        )
 
 
 def _leaves(

@@ -35,6 +35,7 @@ from typing import Final
 from gzguide.analysis.astshape import code_lines, shape
 from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines, plural, snippet
 from gzguide.analysis.rendering import render
+from gzguide.analysis.twins import differences
 from gzguide.analysis.walk import FunctionView, Stmt
 
 ARROWHEAD: Final = "arrowhead"
@@ -637,7 +638,14 @@ def repeated_ifs(view: FunctionView) -> Iterator[Move]:
                 run.append(case)
                 continue
             lengths = [(c.end_lineno or c.lineno) - c.lineno + 1 for c in run]
-            if len(run) >= REPEATS or (len(run) == 2 and min(lengths) >= BLOCK_REPEAT_LINES):
+            # Two cases make a helper only when they are near copies (the helper's
+            # parameters are what differs); three or more make a table anyway.
+            pair = (
+                len(run) == 2
+                and min(lengths) >= BLOCK_REPEAT_LINES
+                and differences(run[0], run[1]) is not None
+            )
+            if len(run) >= REPEATS or pair:
                 first, last = run[0], run[-1]
                 span = (first.lineno, last.end_lineno or last.lineno)
                 if len(run) == 2:
