@@ -469,6 +469,35 @@ def test_the_short_else_of_an_if_ending_the_function_goes_first() -> None:
     assert "short case" not in moves(source.replace('self.element("dict")', "yield None"))
 
 
+def test_a_loop_that_only_copies_is_the_constructor() -> None:
+    source = """
+    def merged(target, source):
+        out = {}
+        for func, caller in target.items():
+            out[func] = caller
+        for func, caller in source.items():
+            if func in out:
+                out[func] += caller
+            else:
+                out[func] = caller
+        return out
+    """
+    assert "`out = dict(target)` builds it in one step" in moves(source)
+    listed = """
+    def names(target, extra):
+        out = []
+        for name in target:
+            out.append(name)
+        for name in extra:
+            if name not in out:
+                out.append(name)
+            elif name.startswith("_"):
+                out.remove(name)
+        return out
+    """
+    assert "`out = list(target)` builds it in one step" in moves(listed)
+
+
 def test_an_elif_holding_only_an_if_merges() -> None:
     source = """
     def is_marker(expr):

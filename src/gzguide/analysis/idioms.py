@@ -255,11 +255,17 @@ def _comprehension(stmt: Stmt, view: FunctionView) -> Move | None:
         return None
     if _inside_try(stmt):
         return None  # an error partway leaves a partial collection; a comprehension none
-    clause = f" for {_target(node.target)} in {render(node.iter)}"
+    target, source = _target(node.target), render(node.iter)
+    clause = f" for {target} in {source}"
     if test is not None:
         clause += f" if {render(test)}"
     brackets = ("{", "}") if kind in ("set", "dict") else ("[", "]")
     built = snippet(f"{name} = {brackets[0]}{element}{clause}{brackets[1]}", 90)
+    if test is None:
+        copied = _copy_of(element, target, source, kind)
+        if copied is not None:
+            # `{k: v for k, v in d.items()}` copies: the constructor says so.
+            built = snippet(f"{name} = {copied}", 90)
     start = node.lineno - 1 if stmt.index > 0 else node.lineno
     previous = stmt.previous_node()
     if previous is not None:
@@ -269,6 +275,19 @@ def _comprehension(stmt: Stmt, view: FunctionView) -> Move | None:
     levels = 2 if test is not None else 1
     gains = {Concern.NESTING: levels, Concern.SIZE: span[1] - span[0]}
     return Move("comprehension", UNCLASSIFIED, text, span, gains, priority=2)
+
+
+def _copy_of(element: str, target: str, source: str, kind: str) -> str | None:
+    """``list(xs)``, ``set(xs)`` or ``dict(d)`` where the comprehension would only copy."""
+    if kind == "dict":
+        key, _, value = element.partition(": ")
+        if target in (f"{key}, {value}", f"({key}, {value})"):
+            inner = source.removesuffix(".items()")
+            return f"dict({inner})"
+        return None
+    if element == target:
+        return f"{kind}({source})"
+    return None
 
 
 def _inside_try(stmt: Stmt) -> bool:
