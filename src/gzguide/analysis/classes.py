@@ -148,19 +148,26 @@ def is_large(cls: ast.ClassDef) -> str | None:
 
 def _aliases_the_receiver(cls: ast.ClassDef) -> bool:
     """Whether a method binds its receiver to another name (``c = self``, to walk a
-    chain of parents): what it reaches through that name is invisible to the groups."""
+    chain of parents): what it reaches through that name is invisible to the groups.
+    Only statements are looked at: such an alias is an assignment of its own."""
     for method in _methods_of(cls.body):
         args = method.args.posonlyargs + method.args.args
         if not args:
             continue
         receiver = args[0].arg
-        for node in ast.walk(method):
+        pending: list[ast.stmt] = list(method.body)
+        while pending:
+            node = pending.pop()
             if (
-                isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr)
+                isinstance(node, ast.Assign | ast.AnnAssign)
                 and isinstance(node.value, ast.Name)
                 and node.value.id == receiver
             ):
                 return True
+            for name in ("body", "orelse", "finalbody"):
+                pending.extend(getattr(node, name, ()))
+            for part in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+                pending.extend(part.body)
     return False
 
 

@@ -19,7 +19,7 @@ from gzguide.analysis.keywords import NO_KEYWORDS, KeywordLines
 from gzguide.analysis.modules import TopLevel
 from gzguide.analysis.scopes import FunctionNode, Scope
 from gzguide.analysis.twins import Twins
-from gzguide.analysis.walk import FunctionView, view_of
+from gzguide.analysis.walk import FunctionView, children, view_of
 
 #: Signatures longer than this are not searched for shared triples (there are
 #: n*(n-1)*(n-2)/6 of them); such a signature gets a long-parameter-list hint anyway.
@@ -57,12 +57,16 @@ class FileFacts:
     def attributes_read_outside(self) -> frozenset[str]:
         """Attribute names the file reads on some object other than ``self``/``cls``
         (``req.headers``): the public face of its classes' state."""
-        return frozenset(
-            n.attr
-            for n in ast.walk(self.tree)
-            if isinstance(n, ast.Attribute)
-            and not (isinstance(n.value, ast.Name) and n.value.id in ("self", "cls"))
-        )
+        found: set[str] = set()
+        stack: list[ast.AST] = list(self.tree.body)
+        while stack:
+            node = stack.pop()
+            stack.extend(children(node))
+            if type(node) is ast.Attribute:
+                value = node.value
+                if not (type(value) is ast.Name and value.id in ("self", "cls")):
+                    found.add(node.attr)
+        return frozenset(found)
 
     def function_at(self, line: int) -> Scope | None:
         """The innermost function whose lines hold ``line``."""
