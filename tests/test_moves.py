@@ -498,6 +498,35 @@ def test_a_loop_that_only_copies_is_the_constructor() -> None:
     assert "`out = list(target)` builds it in one step" in moves(listed)
 
 
+def test_a_loop_alone_under_an_else_after_a_return_moves_out() -> None:
+    source = """
+    def contains(self, item):
+        if self.complete:
+            return item in self.cache
+        else:
+            for i in self:
+                if i == item:
+                    return True
+                elif i > item:
+                    return False
+        return False
+    """
+    assert (
+        "The `if` on line 3 ends in a `return`, so its `else` is not needed: "
+        "lines 6-10 can move out a level."
+    ) in moves(source)
+    short = source.replace(
+        """for i in self:
+                if i == item:
+                    return True
+                elif i > item:
+                    return False""",
+        """for i in self:
+                note(i)""",
+    )
+    assert "is not needed" not in moves(short)
+
+
 def test_an_elif_holding_only_an_if_merges() -> None:
     source = """
     def is_marker(expr):

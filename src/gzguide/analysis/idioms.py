@@ -42,6 +42,9 @@ ARROWHEAD: Final = "arrowhead"
 #: A guard clause is worth it when the code it lets move out a level has this many
 #: lines of code.
 GUARD_LINES: Final = 6
+#: A lone compound statement under an ``else`` after a return is worth a level from
+#: this many lines of code.
+NO_ELSE_LINES: Final = 4
 #: So many same-shaped ``if``s in a row make a table; two suffice when each is a
 #: block of this many lines.
 REPEATS: Final = 3
@@ -741,8 +744,10 @@ def _else_after_return(stmt: Stmt) -> Move | None:
     orelse = node.orelse
     if len(orelse) == 1 and isinstance(orelse[0], ast.If):
         return None  # an elif: a chain of cases reads well as one
-    if len(orelse) < 2 or not any(_compound(s) for s in orelse):
+    if not any(_compound(s) for s in orelse):
         return None
+    if len(orelse) < 2 and code_lines(orelse) < NO_ELSE_LINES:
+        return None  # one short statement under the else reads as well as beside it
     leaves = type(node.body[-1]).__name__.lower()
     inner = lines(orelse[0].lineno, orelse[-1].end_lineno or orelse[-1].lineno)
     text = (
