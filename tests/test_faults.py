@@ -431,22 +431,33 @@ def test_a_stderr_pipe_nobody_reads_costs_log_lines_not_answers(tmp_path: Path) 
             server.send(*(message("ping", id=i) for i in ids))
             assert [r.id for r in server.read_responses(len(ids), timeout=30)] == ids
         # Someone reads at last: the next lines say how many were lost.
-        os.set_blocking(err_fd, False)
-        with contextlib.suppress(BlockingIOError):
-            while os.read(err_fd, 1 << 16):
-                pass
+        drain(err_fd)
         server.send(message("ping", id="last"))
         assert server.read_response(timeout=30).id == "last"
-        lines: list[dict[str, Any]] = []
+        assert_dropped_lines_told(err_fd, count)
 
-        def last_logged() -> bool:
-            lines.extend(stderr_lines(err_fd))
-            return any(line.get("request_id") == "last" for line in lines)
 
-        wait_for(last_logged)
-        notice = next(line for line in lines if line["event"] == "log_lines_dropped")
-        assert notice["level"] == "warning" and notice["count"] > count // 2
-        assert notice["process"] == "frontend"
+def drain(fd: int) -> None:
+    """Read and drop whatever a stderr pipe holds, leaving it non-blocking."""
+    os.set_blocking(fd, False)
+    with contextlib.suppress(BlockingIOError):
+        while os.read(fd, 1 << 16):
+            pass
+
+
+def assert_dropped_lines_told(err_fd: int, count: int) -> None:
+    """Once the request with id ``last`` is logged, the front end has said, as a
+    warning, that it dropped more than half of ``count`` request lines."""
+    lines: list[dict[str, Any]] = []
+
+    def last_logged() -> bool:
+        lines.extend(stderr_lines(err_fd))
+        return any(line.get("request_id") == "last" for line in lines)
+
+    wait_for(last_logged)
+    notice = next(line for line in lines if line["event"] == "log_lines_dropped")
+    assert notice["level"] == "warning" and notice["count"] > count // 2
+    assert notice["process"] == "frontend"
 
 
 def stderr_lines(fd: int) -> list[dict[str, Any]]:

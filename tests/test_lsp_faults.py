@@ -11,7 +11,6 @@ process tree is gone, for the endings), and that every request got one answer.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -27,7 +26,12 @@ from gzguide import procfs
 from gzguide.client import GuideClient
 from lsp_pipes import LspProcess, expected_diagnostics, lsp_message
 from protocol_client import frame
-from test_faults import PATHOLOGICAL, stderr_lines, worker_pid_for
+from test_faults import (
+    PATHOLOGICAL,
+    assert_dropped_lines_told,
+    drain,
+    worker_pid_for,
+)
 from test_pool import BRANCHY, events, live_worker_pids, ready_workers, slow_source, wait_for
 
 pytestmark = pytest.mark.timeout(180)
@@ -416,18 +420,6 @@ def test_a_stderr_pipe_nobody_reads_costs_log_lines_not_diagnostics(
                 lsp.replace(uri, version, variant(version))
             assert lsp.publication(uri, version) == expected("doc.py", variant(version))
         # Someone reads at last: the next lines say how many were lost.
-        os.set_blocking(err_fd, False)
-        with contextlib.suppress(BlockingIOError):
-            while os.read(err_fd, 1 << 16):
-                pass
+        drain(err_fd)
         assert lsp.request("gzguide/last", {}, id="last").code == -32601
-        lines: list[dict[str, Any]] = []
-
-        def last_logged() -> bool:
-            lines.extend(stderr_lines(err_fd))
-            return any(line.get("request_id") == "last" for line in lines)
-
-        wait_for(last_logged)
-        notice = next(line for line in lines if line["event"] == "log_lines_dropped")
-        assert notice["level"] == "warning" and notice["count"] > count // 2
-        assert notice["process"] == "frontend"
+        assert_dropped_lines_told(err_fd, count)
