@@ -126,8 +126,8 @@ def _sample(server: Measured, frame: tuple[int, bytes]) -> tuple[int, int]:
 def analyze_in_process(data: bytes) -> int:
     """The engine on ``data``, cold, in this process: parse, measure, evaluate."""
     from gzguide.analysis.engine import evaluate, measure
-    from gzguide.analysis.parsed import parse_module
-    from gzguide.analysis.thresholds import default_thresholds
+    from gzguide.analysis.facts.parsed import parse_module
+    from gzguide.analysis.policy.thresholds import default_thresholds
 
     table = default_thresholds()
     started = time.perf_counter_ns()

@@ -35,8 +35,8 @@ from radon.complexity import cc_visit_ast
 from radon.metrics import h_visit_ast
 from radon.raw import analyze
 from gzguide.analysis.engine import evaluate, measure
-from gzguide.analysis.parsed import parse_module
-from gzguide.analysis.thresholds import default_thresholds
+from gzguide.analysis.facts.parsed import parse_module
+from gzguide.analysis.policy.thresholds import default_thresholds
 side, path = sys.argv[1], sys.argv[2]
 data = open(path, "rb").read(); text = data.decode()
 table = default_thresholds()
@@ -75,8 +75,8 @@ def wall_clock_ratio(path: Path, iterations: int) -> float:
     from radon.raw import analyze
 
     from gzguide.analysis.engine import evaluate, measure
-    from gzguide.analysis.parsed import parse_module
-    from gzguide.analysis.thresholds import default_thresholds
+    from gzguide.analysis.facts.parsed import parse_module
+    from gzguide.analysis.policy.thresholds import default_thresholds
 
     data = path.read_bytes()
     text = data.decode("utf-8")

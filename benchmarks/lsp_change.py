@@ -144,8 +144,8 @@ class LspSession:
 def _check_last(session: LspSession, data: bytes) -> None:
     """The last publication held one diagnostic per hint of its text."""
     from gzguide.analysis.engine import evaluate, measure
-    from gzguide.analysis.parsed import parse_module
-    from gzguide.analysis.thresholds import default_thresholds
+    from gzguide.analysis.facts.parsed import parse_module
+    from gzguide.analysis.policy.thresholds import default_thresholds
 
     module = parse_module(data)
     hints = len(evaluate(measure(module), default_thresholds()).findings) if module else 0

@@ -543,8 +543,8 @@ def _engine_against_floor(bench: Bench, data: bytes, suffix: str, title: str) ->
     from radon.raw import analyze
 
     from gzguide.analysis.engine import evaluate, measure
-    from gzguide.analysis.parsed import parse_module
-    from gzguide.analysis.thresholds import default_thresholds
+    from gzguide.analysis.facts.parsed import parse_module
+    from gzguide.analysis.policy.thresholds import default_thresholds
 
     text = data.decode("utf-8")
     table = default_thresholds()

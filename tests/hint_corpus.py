@@ -20,7 +20,7 @@ from typing import Any
 
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.model import Finding
-from gzguide.analysis.thresholds import default_thresholds
+from gzguide.analysis.policy.thresholds import default_thresholds
 
 LABELS = Path(__file__).resolve().parent / "corpus" / "labels.json"
 #: Labels of a sample of values from modules ``LABELS`` does not cover.

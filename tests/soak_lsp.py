@@ -51,7 +51,7 @@ if __name__ == "__main__":  # run as a script: the helpers live next to this fil
 import msgspec
 
 from gzguide.analysis.engine import analyze_bytes
-from gzguide.analysis.thresholds import default_thresholds
+from gzguide.analysis.policy.thresholds import default_thresholds
 from gzguide.messages import to_hint
 from lsp_pipes import LspProcess, expected_diagnostics, lines_of, lsp_message, position_of
 from protocol_client import Response, frame

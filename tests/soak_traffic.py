@@ -29,7 +29,7 @@ import msgspec
 
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.model import FileReport
-from gzguide.analysis.thresholds import default_thresholds
+from gzguide.analysis.policy.thresholds import default_thresholds
 from gzguide.messages import to_hint
 from protocol_client import frame
 from soak_workspace import MAX_FUNCTIONS, Editor, SourceFile, Workspace, function_bytes, new_toggles

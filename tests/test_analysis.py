@@ -18,17 +18,17 @@ from radon.visitors import ComplexityVisitor
 
 from gzguide.analysis.discovery import Walk, source_files
 from gzguide.analysis.engine import analyze_bytes
-from gzguide.analysis.lines import LineIndex
-from gzguide.analysis.parsed import parse_module
-from gzguide.analysis.source import MAX_SOURCE_BYTES, decode_source, read_source_bytes
-from gzguide.analysis.thresholds import (
+from gzguide.analysis.facts.lines import LineIndex
+from gzguide.analysis.facts.parsed import parse_module
+from gzguide.analysis.facts.walk import view_of
+from gzguide.analysis.policy.thresholds import (
     MetricBand,
     Position,
     ThresholdError,
     default_thresholds,
     parse_thresholds,
 )
-from gzguide.analysis.walk import view_of
+from gzguide.analysis.source import MAX_SOURCE_BYTES, decode_source, read_source_bytes
 from gzguide.workspace import WORKSPACE_TABLE, ThresholdSource
 from tables import ALL_METRICS, table
 

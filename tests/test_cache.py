@@ -16,8 +16,8 @@ from gzguide import service as service_module
 from gzguide import workspace as workspace_module
 from gzguide.analysis.discovery import Walk
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
+from gzguide.analysis.policy.thresholds import default_thresholds, parse_thresholds
 from gzguide.analysis.source import MAX_SOURCE_BYTES
-from gzguide.analysis.thresholds import default_thresholds, parse_thresholds
 from gzguide.freshness import RACY_WINDOW_NS, CacheState, Identity, content_digest, identity_of
 from gzguide.messages import AnalyzeParams
 from gzguide.service import AnalysisService

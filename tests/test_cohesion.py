@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from gzguide.analysis.cohesion import ClassCohesion, class_cohesion
-from gzguide.analysis.parsed import parse_module
+from gzguide.analysis.facts.parsed import parse_module
+from gzguide.analysis.metrics.cohesion import ClassCohesion, class_cohesion
 
 
 def _classes(source: str) -> dict[str, ClassCohesion]:

@@ -7,7 +7,7 @@ import textwrap
 import tables
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.inventory import values_of
-from gzguide.analysis.thresholds import parse_thresholds
+from gzguide.analysis.policy.thresholds import parse_thresholds
 
 TABLE = parse_thresholds(
     tables.table(

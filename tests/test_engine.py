@@ -17,7 +17,7 @@ import tables
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.inventory import values_of
 from gzguide.analysis.model import Finding
-from gzguide.analysis.thresholds import default_thresholds, parse_thresholds
+from gzguide.analysis.policy.thresholds import default_thresholds, parse_thresholds
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -25,7 +25,7 @@ import msgspec
 import pytest
 
 from gzguide import procfs
-from gzguide.analysis.thresholds import default_thresholds
+from gzguide.analysis.policy.thresholds import default_thresholds
 from gzguide.messages import AnalyzeParams, answer_hints
 from gzguide.service import AnalysisService
 from gzguide.workers import analyst as analyst_module

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gzguide.analysis.keywords import keyword_lines
+from gzguide.analysis.facts.keywords import keyword_lines
 
 
 def test_leading_and_trailing_keywords_by_line() -> None:

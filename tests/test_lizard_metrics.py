@@ -22,14 +22,14 @@ from typing import Any, NamedTuple
 import pytest
 import radon
 
-from gzguide.analysis import lizard_metrics
-from gzguide.analysis.lizard_metrics import (
+from gzguide.analysis.facts.parsed import ParsedModule, parse_module
+from gzguide.analysis.metrics import lizard as lizard_metrics
+from gzguide.analysis.metrics.lizard import (
     KNOWN_DIFFERENCES,
     LizardValues,
     _Emulator,
     lizard_function_metrics,
 )
-from gzguide.analysis.parsed import ParsedModule, parse_module
 
 
 def _parse(text: str) -> ParsedModule:
@@ -566,8 +566,8 @@ def test_does_not_import_lizard_nor_parse_again() -> None:
     assert not called & {"parse", "generate_tokens", "tokenize"}, called
     code = (
         "import sys\n"
-        "from gzguide.analysis.parsed import parse_module\n"
-        "from gzguide.analysis.lizard_metrics import lizard_function_metrics\n"
+        "from gzguide.analysis.facts.parsed import parse_module\n"
+        "from gzguide.analysis.metrics.lizard import lizard_function_metrics\n"
         "m = parse_module(b'def f(a):\\n    return a\\n')\n"
         "assert lizard_function_metrics(m)\n"
         "assert not [n for n in sys.modules if n.startswith('lizard')], sys.modules\n"

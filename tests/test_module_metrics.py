@@ -12,10 +12,10 @@ from radon.metrics import h_visit, mi_visit
 from radon.raw import analyze
 from radon.visitors import ComplexityVisitor
 
-from gzguide.analysis.cc import function_complexities, total_complexity
-from gzguide.analysis.module_metrics import ModuleValues, module_metrics, raw_counts
-from gzguide.analysis.parsed import ParsedModule, parse_module
-from gzguide.analysis.scopes import collect_scopes
+from gzguide.analysis.facts.parsed import ParsedModule, parse_module
+from gzguide.analysis.facts.scopes import collect_scopes
+from gzguide.analysis.metrics.cc import function_complexities, total_complexity
+from gzguide.analysis.metrics.module import ModuleValues, module_metrics, raw_counts
 
 FIXTURES: dict[str, str] = {
     "empty": "",

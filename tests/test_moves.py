@@ -15,12 +15,13 @@ from radon.visitors import ComplexityVisitor
 
 import tables
 from gzguide.analysis.engine import analyze_bytes
-from gzguide.analysis.extract import FLAG, Examiner, Extraction
+from gzguide.analysis.facts.toplevel import top_level
+from gzguide.analysis.facts.twins import differences
+from gzguide.analysis.facts.walk import real_depth, view_of
 from gzguide.analysis.model import Finding
-from gzguide.analysis.modules import split_move, top_level
-from gzguide.analysis.thresholds import parse_thresholds
-from gzguide.analysis.twins import differences
-from gzguide.analysis.walk import real_depth, view_of
+from gzguide.analysis.moves.extract import FLAG, Examiner, Extraction
+from gzguide.analysis.moves.modules import split_move
+from gzguide.analysis.policy.thresholds import parse_thresholds
 
 #: Every function metric in band from 1 up (no gate): whatever the detector finds,
 #: the test sees it.

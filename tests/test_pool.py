@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from gzguide import procfs
-from gzguide.analysis.thresholds import default_thresholds
+from gzguide.analysis.policy.thresholds import default_thresholds
 from gzguide.freshness import content_digest
 from gzguide.workers import Job, Outcome, Text
 from gzguide.workers.analyst import Analyst

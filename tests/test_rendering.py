@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from gzguide.analysis.rendering import render
+from gzguide.analysis.moves.rendering import render
 
 
 def expr(text: str) -> ast.expr:

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gzguide.analysis.model import EMPTY_REPORT
-from gzguide.analysis.thresholds import default_thresholds, parse_thresholds
+from gzguide.analysis.policy.thresholds import default_thresholds, parse_thresholds
 from gzguide.answer import WorkerRef
 from gzguide.freshness import CacheState, content_digest
 from gzguide.workers import Job, Text, ipc

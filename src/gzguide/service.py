@@ -38,7 +38,7 @@ from gzguide.workers.memo import Memo
 from gzguide.workspace import ThresholdSource
 
 if TYPE_CHECKING:
-    from gzguide.analysis.thresholds import Thresholds
+    from gzguide.analysis.policy.thresholds import Thresholds
 
 #: The share of a directory request's budget its listing may take.
 LISTING_SHARE: Final = 0.5

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 from gzguide.freshness import Identity, identity_of, is_racy
 
 if TYPE_CHECKING:
-    from gzguide.analysis.thresholds import Thresholds
+    from gzguide.analysis.policy.thresholds import Thresholds
 
 #: A workspace's own threshold table, relative to its root.
 WORKSPACE_TABLE: Final = ".gzkit/rules/complexity-thresholds.json"
@@ -62,7 +62,7 @@ class ThresholdSource:
     def default(self) -> Thresholds:
         if self._default is None:
             # Imported here: the frontend's start-up does not wait for the analysis modules.
-            from gzguide.analysis.thresholds import default_thresholds
+            from gzguide.analysis.policy.thresholds import default_thresholds
 
             self._default = default_thresholds()
         return self._default
@@ -97,8 +97,8 @@ class ThresholdSource:
 
     def _load(self, log: bool) -> Thresholds:
         """The table the file holds now, or the default when it holds none (``log``: say so)."""
+        from gzguide.analysis.policy.thresholds import ThresholdError, parse_thresholds
         from gzguide.analysis.source import read_source_bytes
-        from gzguide.analysis.thresholds import ThresholdError, parse_thresholds
 
         emit = self._emit if log else _ignore
         self._read_at_ns = time.time_ns()

@@ -13,13 +13,13 @@ Metrics, each at the granularity its thresholds were measured at:
   ``radon_hal_difficulty``, ``radon_hal_effort``, ``radon_raw_nloc`` (radon's
   ``sloc``), ``radon_raw_lloc``.
 
-A value inside its advise band is a *candidate*; :class:`~gzguide.analysis.advice.Advisor`
+A value inside its advise band is a *candidate*; :class:`~gzguide.analysis.policy.advice.Advisor`
 decides which candidates become hints and what they say. ``radon_cc`` and
 ``lizard_ccn`` both count a function's decision points, so a function's
 ``lizard_ccn`` is a candidate only when its ``radon_cc`` is below its own advise
 boundary (lizard counts some constructs radon does not, and vice versa); when
 ``radon_cc`` is in its band or past its gate, ``radon_cc`` speaks for both.
-Comments can silence hints (:mod:`~gzguide.analysis.directives`).
+Comments can silence hints (:mod:`~gzguide.analysis.policy.directives`).
 """
 
 from __future__ import annotations
@@ -27,21 +27,21 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from gzguide.analysis.advice import ADVISED_METRICS, Advice, Advisor, Candidate
-from gzguide.analysis.cc import function_complexities, total_complexity
-from gzguide.analysis.cohesion import ClassCohesion, class_cohesion
-from gzguide.analysis.directives import Directives, read_directives, silencer
-from gzguide.analysis.filefacts import FileFacts
-from gzguide.analysis.keywords import NO_KEYWORDS, KeywordLines, keyword_lines
-from gzguide.analysis.lines import LineIndex
-from gzguide.analysis.lizard_metrics import LizardValues, lizard_function_metrics
-from gzguide.analysis.measure import Measurement
+from gzguide.analysis.facts.file import FileFacts
+from gzguide.analysis.facts.keywords import NO_KEYWORDS, KeywordLines, keyword_lines
+from gzguide.analysis.facts.lines import LineIndex
+from gzguide.analysis.facts.parsed import ParsedModule, parse_module
+from gzguide.analysis.facts.scopes import Scope, collect_scopes
+from gzguide.analysis.facts.toplevel import TopLevel, top_level
+from gzguide.analysis.metrics.cc import function_complexities, total_complexity
+from gzguide.analysis.metrics.cohesion import ClassCohesion, class_cohesion
+from gzguide.analysis.metrics.lizard import LizardValues, lizard_function_metrics
+from gzguide.analysis.metrics.measurement import Measurement
+from gzguide.analysis.metrics.module import ModuleValues, module_metrics
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
-from gzguide.analysis.module_metrics import ModuleValues, module_metrics
-from gzguide.analysis.modules import TopLevel, top_level
-from gzguide.analysis.parsed import ParsedModule, parse_module
-from gzguide.analysis.scopes import Scope, collect_scopes
-from gzguide.analysis.thresholds import Position, Thresholds
+from gzguide.analysis.policy.advice import ADVISED_METRICS, Advice, Advisor, Candidate
+from gzguide.analysis.policy.directives import Directives, read_directives, silencer
+from gzguide.analysis.policy.thresholds import Position, Thresholds
 
 _IN_BAND = (Position.APPROACHING, Position.APPROACHING_WARN)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from gzguide.analysis.engine import measure
-from gzguide.analysis.parsed import parse_module
+from gzguide.analysis.facts.parsed import parse_module
 
 
 class Value(msgspec.Struct, frozen=True):

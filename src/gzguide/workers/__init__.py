@@ -32,7 +32,7 @@ from gzguide.answer import WorkerRef
 from gzguide.freshness import CacheState, Identity
 
 if TYPE_CHECKING:
-    from gzguide.analysis.thresholds import Thresholds
+    from gzguide.analysis.policy.thresholds import Thresholds
 
 __all__ = [
     "Backend",

@@ -17,10 +17,10 @@ from collections.abc import Callable
 from typing import Final
 
 from gzguide.analysis.engine import Measured, evaluate, measure
+from gzguide.analysis.facts.parsed import parse_module
 from gzguide.analysis.model import EMPTY_REPORT, FileReport
-from gzguide.analysis.parsed import parse_module
+from gzguide.analysis.policy.thresholds import Thresholds
 from gzguide.analysis.source import MAX_SOURCE_BYTES, read_source_bytes
-from gzguide.analysis.thresholds import Thresholds
 from gzguide.freshness import CacheState, Identity, content_digest, identity_of
 from gzguide.workers import Outcome, Text
 from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache, Key, text_key

@@ -20,7 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gzguide.analysis.thresholds import Thresholds
+    from gzguide.analysis.policy.thresholds import Thresholds
     from gzguide.workers import Outcome
     from gzguide.workers.analyst import Analyst
     from gzguide.workers.cache import FileCache
@@ -129,7 +129,7 @@ class Tables:
         self._current: Thresholds | None = None
 
     def for_job(self, job: Job) -> Thresholds:
-        from gzguide.analysis.thresholds import parse_thresholds
+        from gzguide.analysis.policy.thresholds import parse_thresholds
         from gzguide.workers.ipc import ProtocolError
 
         if job.new_table is not None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 from typing import Final
 
-from gzguide.analysis.moves import Concern, Move, code, names
-from gzguide.analysis.walk import FunctionView
+from gzguide.analysis.facts.walk import FunctionView
+from gzguide.analysis.moves.base import Concern, Move, code, names
 
 MIN_LINKS: Final = 4
 #: Methods of str, bytes, list, dict, set, files and regular expression matches.

@@ -14,12 +14,12 @@ from functools import cached_property
 from itertools import combinations
 from typing import Final
 
-from gzguide.analysis.cohesion import ClassCohesion
-from gzguide.analysis.keywords import NO_KEYWORDS, KeywordLines
-from gzguide.analysis.modules import TopLevel
-from gzguide.analysis.scopes import FunctionNode, Scope
-from gzguide.analysis.twins import Twins
-from gzguide.analysis.walk import FunctionView, children, view_of
+from gzguide.analysis.facts.keywords import NO_KEYWORDS, KeywordLines
+from gzguide.analysis.facts.scopes import FunctionNode, Scope
+from gzguide.analysis.facts.toplevel import TopLevel
+from gzguide.analysis.facts.twins import Twins
+from gzguide.analysis.facts.walk import FunctionView, children, view_of
+from gzguide.analysis.metrics.cohesion import ClassCohesion
 
 #: Signatures longer than this are not searched for shared triples (there are
 #: n*(n-1)*(n-2)/6 of them); such a signature gets a long-parameter-list hint anyway.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gzguide.analysis.scopes import Scope
+from gzguide.analysis.facts.scopes import Scope
 
 
 @dataclass(frozen=True, slots=True)

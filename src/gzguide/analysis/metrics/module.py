@@ -63,7 +63,7 @@ from typing import NamedTuple
 
 from radon.metrics import h_visit_ast, mi_compute
 
-from gzguide.analysis.parsed import ParsedModule
+from gzguide.analysis.facts.parsed import ParsedModule
 
 _COMMENT = tokenize.COMMENT
 _STRING = tokenize.STRING
@@ -107,7 +107,7 @@ def module_metrics(module: ParsedModule, total_complexity: int) -> ModuleValues:
     """MI, Halstead totals and raw line counts of ``module``.
 
     ``total_complexity`` is radon's total complexity of the module
-    (:func:`gzguide.analysis.cc.total_complexity`), which the caller has computed.
+    (:func:`gzguide.analysis.metrics.cc.total_complexity`), which the caller has computed.
     """
     halstead = h_visit_ast(module.tree).total
     volume = float(halstead.volume)

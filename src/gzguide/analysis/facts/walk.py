@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Final
 
-from gzguide.analysis.keywords import NO_KEYWORDS, KeywordLines
-from gzguide.analysis.scopes import FunctionNode
+from gzguide.analysis.facts.keywords import NO_KEYWORDS, KeywordLines
+from gzguide.analysis.facts.scopes import FunctionNode
 
 Pos = tuple[int, int]
 

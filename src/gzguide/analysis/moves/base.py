@@ -13,7 +13,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Final
 
-from gzguide.analysis.rendering import render
+from gzguide.analysis.moves.rendering import render
 
 UNCLASSIFIED: Final = "unclassified"
 

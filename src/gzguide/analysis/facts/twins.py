@@ -13,8 +13,8 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-from gzguide.analysis.astshape import code_lines
-from gzguide.analysis.scopes import FunctionNode, Scope
+from gzguide.analysis.facts.astshape import code_lines
+from gzguide.analysis.facts.scopes import FunctionNode, Scope
 
 #: A copy may differ in at most this many distinct names or values.
 MAX_DIFFERENCES: Final = 2

@@ -32,11 +32,11 @@ from copy import deepcopy
 from itertools import pairwise
 from typing import Final
 
-from gzguide.analysis.astshape import code_lines, shape
-from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines, plural, snippet
-from gzguide.analysis.rendering import render
-from gzguide.analysis.twins import differences
-from gzguide.analysis.walk import FunctionView, Stmt
+from gzguide.analysis.facts.astshape import code_lines, shape
+from gzguide.analysis.facts.twins import differences
+from gzguide.analysis.facts.walk import FunctionView, Stmt
+from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, code, lines, plural, snippet
+from gzguide.analysis.moves.rendering import render
 
 ARROWHEAD: Final = "arrowhead"
 #: A guard clause is worth it when the code it lets move out a level has this many

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Final
 
-from gzguide.analysis.filefacts import FileFacts, caller_parameters
-from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, line_list, listing, names
-from gzguide.analysis.scopes import Scope
+from gzguide.analysis.facts.file import FileFacts, caller_parameters
+from gzguide.analysis.facts.scopes import Scope
+from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, line_list, listing, names
 
 MIN_PARAMETERS: Final = 3
 LONG_LIST: Final = 5

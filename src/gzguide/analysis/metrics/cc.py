@@ -30,7 +30,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from typing import Final
 
-from gzguide.analysis.scopes import FunctionNode, Scope
+from gzguide.analysis.facts.scopes import FunctionNode, Scope
 
 _NESTED: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 

@@ -61,8 +61,8 @@ import ast
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from gzguide.analysis.parsed import ParsedModule
-from gzguide.analysis.walk import children
+from gzguide.analysis.facts.parsed import ParsedModule
+from gzguide.analysis.facts.walk import children
 
 #: Methods that are not nodes of the graph: object initializers.
 INITIALIZERS = frozenset({"__init__", "__new__", "__post_init__"})

@@ -24,7 +24,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Final
 
-from gzguide.analysis.scopes import Scope
+from gzguide.analysis.facts.scopes import Scope
 
 _IGNORE: Final = re.compile(r"#\s*gzguide:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
 _LIZARD_METRICS: Final = {

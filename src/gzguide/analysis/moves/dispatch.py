@@ -27,9 +27,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Final
 
-from gzguide.analysis.astshape import code_lines, shape
-from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, code, lines
-from gzguide.analysis.walk import FunctionView, Stmt
+from gzguide.analysis.facts.astshape import code_lines, shape
+from gzguide.analysis.facts.walk import FunctionView, Stmt
+from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, code, lines
 
 SWITCH: Final = "switch_on_type"
 PRIMITIVE: Final = "primitive_obsession"

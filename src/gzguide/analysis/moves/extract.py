@@ -33,8 +33,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from gzguide.analysis.moves import UNCLASSIFIED, Concern, Move, lines, names
-from gzguide.analysis.walk import BREAK, CONTINUE, DECLARE, RETURN, YIELD, FunctionView, Pos, Stmt
+from gzguide.analysis.facts.walk import (
+    BREAK,
+    CONTINUE,
+    DECLARE,
+    RETURN,
+    YIELD,
+    FunctionView,
+    Pos,
+    Stmt,
+)
+from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, lines, names
 
 MIN_LINES: Final = 3
 MAX_INPUTS: Final = 3

@@ -78,7 +78,7 @@ import tokenize
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
-from gzguide.analysis.parsed import ParsedModule
+from gzguide.analysis.facts.parsed import ParsedModule
 
 __all__ = ["KNOWN_DIFFERENCES", "LizardValues", "lizard_function_metrics"]
 

@@ -9,7 +9,7 @@ import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from gzguide.analysis.lines import LineIndex
+from gzguide.analysis.facts.lines import LineIndex
 from gzguide.analysis.source import decode_source
 
 

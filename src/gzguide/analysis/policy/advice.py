@@ -17,8 +17,8 @@ hint, carrying the strongest move for that concern:
 * **nesting** (``lizard_nesting_depth``): only where the code really nests that
   deep (lizard's ND rises at every branch keyword in Python), with a move that
   removes a level.
-* **parameters**, **cohesion**, **module**: see :mod:`~gzguide.analysis.signature`,
-  :mod:`~gzguide.analysis.classes` and :mod:`~gzguide.analysis.modules`.
+* **parameters**, **cohesion**, **module**: see :mod:`~gzguide.analysis.moves.signature`,
+  :mod:`~gzguide.analysis.moves.classes` and :mod:`~gzguide.analysis.moves.modules`.
 
 No two hints of a definition carry the same move: a move already given for one
 concern is not given again for another (that hint is left out instead).
@@ -33,10 +33,29 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Final
 
-from gzguide.analysis.astshape import code_lines
-from gzguide.analysis.classes import cohesion_move
-from gzguide.analysis.dispatch import dispatch_moves
-from gzguide.analysis.extract import (
+from gzguide.analysis.facts.astshape import code_lines
+from gzguide.analysis.facts.file import FileFacts, caller_parameters, receiver_of
+from gzguide.analysis.facts.scopes import Scope
+from gzguide.analysis.facts.twins import own_body
+from gzguide.analysis.facts.walk import FunctionView, Stmt, real_depth
+from gzguide.analysis.metrics.measurement import Measurement
+from gzguide.analysis.moves.base import (
+    CONCERNS,
+    MAX_MOVE_CHARS,
+    UNCLASSIFIED,
+    Concern,
+    Move,
+    fit,
+    line_list,
+    lines,
+    listing,
+    names,
+    plural,
+    snippet,
+)
+from gzguide.analysis.moves.classes import cohesion_move
+from gzguide.analysis.moves.dispatch import dispatch_moves
+from gzguide.analysis.moves.extract import (
     BARE,
     CHANGES,
     DECLARES,
@@ -58,30 +77,11 @@ from gzguide.analysis.extract import (
     Examiner,
     Extraction,
 )
-from gzguide.analysis.filefacts import FileFacts, caller_parameters, receiver_of
-from gzguide.analysis.idioms import idiom_moves
-from gzguide.analysis.measure import Measurement
-from gzguide.analysis.modules import split_move
-from gzguide.analysis.moves import (
-    CONCERNS,
-    MAX_MOVE_CHARS,
-    UNCLASSIFIED,
-    Concern,
-    Move,
-    fit,
-    line_list,
-    lines,
-    listing,
-    names,
-    plural,
-    snippet,
-)
-from gzguide.analysis.objects import chain_move
-from gzguide.analysis.scopes import Scope
-from gzguide.analysis.signature import MIN_PARAMETERS, parameter_moves
-from gzguide.analysis.thresholds import MetricBand, Position
-from gzguide.analysis.twins import own_body
-from gzguide.analysis.walk import FunctionView, Stmt, real_depth
+from gzguide.analysis.moves.idioms import idiom_moves
+from gzguide.analysis.moves.modules import split_move
+from gzguide.analysis.moves.objects import chain_move
+from gzguide.analysis.moves.signature import MIN_PARAMETERS, parameter_moves
+from gzguide.analysis.policy.thresholds import MetricBand, Position
 
 #: How each metric is named in a headline.
 METRIC_LABELS: Final[dict[str, str]] = {

@@ -1,6 +1,6 @@
 """Class moves: Extract Class where the methods really fall apart, and the large-class label.
 
-LCOM4 (see :mod:`gzguide.analysis.cohesion`) counts every group of methods that
+LCOM4 (see :mod:`gzguide.analysis.metrics.cohesion`) counts every group of methods that
 shares no member. Many such groups are not responsibilities to move out: factory
 class methods, static helpers, dunders and properties serve the whole class;
 methods that only call inherited ones share the base class's state; a method that
@@ -17,14 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from gzguide.analysis.cohesion import (
+from gzguide.analysis.metrics.cohesion import (
     INITIALIZERS,
     ClassCohesion,
     _is_empty,
     _methods_of,
     _references,
 )
-from gzguide.analysis.moves import MAX_MOVE_CHARS, UNCLASSIFIED, Concern, Move, lines, names
+from gzguide.analysis.moves.base import MAX_MOVE_CHARS, UNCLASSIFIED, Concern, Move, lines, names
 
 MIN_GROUP_METHODS: Final = 2
 #: What makes a class large (any one of them).

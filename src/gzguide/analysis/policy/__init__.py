@@ -1,0 +1,3 @@
+"""Which values deserve a hint and what each hint says: the bands of a threshold table,
+the comments that silence hints, and the choice of one move per definition and concern.
+"""
