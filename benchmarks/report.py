@@ -1,4 +1,4 @@
-"""Results: ``results.json`` (everything), ``results.md`` (for the README), ``latency.png``.
+"""Results: ``results.json`` (everything), ``results.md`` (docs/performance.md), ``latency.png``.
 
 The done-when checks are computed here from the measured medians and memory
 figures and reported as they come out: PASS, FAIL, or INCONCLUSIVE when the run

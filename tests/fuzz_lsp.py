@@ -5,7 +5,7 @@ and the driver that compares a real ``--lsp`` server with the model.
 table and JSON-RPC 2.0 alone (it imports nothing from ``gzguide``); the framing
 around bodies is :func:`fuzz_model.run_model`'s, the same as for the other mode.
 Session states are ``"new"``, ``"running"`` and ``"shut_down"``. The params rules
-the model restates are the README's: params must be an object; a field of the
+the model restates are docs/lsp.md's: params must be an object; a field of the
 wrong JSON type is ``-32602`` (an integer is never a float or a boolean; unknown
 fields are ignored); ``initializationOptions.debounceMs`` is 0 to 60,000. Requests
 about documents name URIs that are never opened (``hover`` is ``null``, a pull an

@@ -13,7 +13,7 @@ body), which is what lets the driver realign a stream that random bytes left in
 the middle of a message. :func:`mismatches` compares what a server said with it.
 
 Assumptions beyond the contract's words (each one is a place the model refuses to
-judge, or a decision the project's README states):
+judge, or a decision the project's docs/protocol.md states):
 
 * JSON the model relies on is nested either shallower than 100 levels or deeper
   than 20,000; anything in between is outside the contract's words ("nesting too
@@ -21,7 +21,7 @@ judge, or a decision the project's README states):
   digits, numbers that overflow a float and duplicate object keys are likewise
   rejected: Python's ``json`` is not a trustworthy oracle there.
 * A string holding a lone surrogate escape (``"\\ud800"``) is a parse error: the
-  README lists it among the ``-32700`` cases (it cannot be represented in UTF-8).
+  docs/protocol.md lists it among the ``-32700`` cases (it cannot be represented in UTF-8).
 * Unknown top-level fields of a request (``"jsonrpc": "2.0"``) are ignored, as
   unknown ``params`` fields and unknown headers are; ``text`` is one of those in
   a session at 1.0 (the contract's Protocol 1.1 section), and must be a string in
@@ -29,11 +29,11 @@ judge, or a decision the project's README states):
 * A header name is compared case-insensitively and exactly; a name that equals
   ``Content-Length`` only once blanks around it are stripped is outside the
   contract, so such streams are rejected (never generated on purpose).
-* A framing error is answered as soon as it is found (the README says so), so one
+* A framing error is answered as soon as it is found (docs/protocol.md says so), so one
   found in a header section that EOF then cuts short is owed all the same.
 * At end of input, a partial header line already known to be over the 8 KiB limit
   may or may not have been answered with its ``-32700`` (the contract says nothing
-  is answered for a message cut by EOF; the README says errors are sent as soon as
+  is answered for a message cut by EOF; docs/protocol.md says errors are sent as soon as
   detected): both are accepted. Everything else complete before the cut is owed.
 """
 
