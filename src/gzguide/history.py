@@ -23,7 +23,7 @@ import os
 import subprocess
 import textwrap
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -66,14 +66,15 @@ def _listing(top: str, commit: str) -> dict[str, str]:
     return blobs
 
 
-def _read_blobs(top: str, ids: Sequence[str]) -> dict[str, bytes]:
+def _read_blobs(top: str, ids: Collection[str]) -> dict[str, bytes]:
     """The contents of blobs, read by one ``git cat-file --batch``; a missing one is left out."""
     if not ids:
         return {}
-    out = _git(top, "cat-file", "--batch", stdin="".join(f"{i}\n" for i in ids).encode())
+    asked = sorted(ids)
+    out = _git(top, "cat-file", "--batch", stdin="".join(f"{i}\n" for i in asked).encode())
     found: dict[str, bytes] = {}
     at = 0
-    for blob in ids:
+    for blob in asked:
         header_end = out.index(b"\n", at)
         header = out[at:header_end].split(b" ")
         at = header_end + 1
@@ -105,13 +106,16 @@ class Revision:
             raise HistoryError(f"{path}: outside the git work tree {self.top}")
         return relative.replace(os.sep, "/")
 
-    def texts(self, paths: Sequence[str]) -> list[bytes | None]:
-        """Each path's bytes at the commit; None for a path with no regular file there."""
+    def _blob_ids(self, paths: Sequence[str]) -> list[str | None]:
         if self._blobs is None:
             self._blobs = _listing(self.top, self.commit)
-        ids = [self._blobs.get(self.relative(p)) for p in paths]
-        contents = _read_blobs(self.top, sorted({i for i in ids if i is not None}))
-        return [None if i is None else contents.get(i) for i in ids]
+        return [self._blobs.get(self.relative(p)) for p in paths]
+
+    def texts(self, paths: Sequence[str]) -> list[bytes | None]:
+        """Each path's bytes at the commit; None for a path with no regular file there."""
+        ids = self._blob_ids(paths)
+        contents = _read_blobs(self.top, {i for i in ids if i is not None})
+        return [contents.get(i) if i is not None else None for i in ids]
 
     def text(self, path: str) -> bytes | None:
         """``path``'s bytes at the commit; None when it had no regular file there."""
@@ -186,11 +190,18 @@ def changes(new_text: str, new_scopes: Sequence[Scope], old: bytes | None) -> Ch
     old_text = decode_source(old) if old is not None else None
     if old is None or old_text is None:
         return Changes(True, frozenset(s.key for s in new_scopes))
-    unmatched = _old_definitions(old)
+    changed = _unmatched(_definitions(new_text, new_scopes), _old_definitions(old))
+    return Changes(text_lines(new_text) != text_lines(old_text), changed)
+
+
+def _unmatched(
+    new: Iterable[tuple[Scope, str]], old: Counter[tuple[str, str]]
+) -> frozenset[tuple[int, int]]:
+    """The keys of the new definitions that no old one vouches for (each vouches once)."""
     changed: set[tuple[int, int]] = set()
-    for scope, own in _definitions(new_text, new_scopes):
-        if unmatched[scope.qualname, own] > 0:
-            unmatched[scope.qualname, own] -= 1
+    for scope, own in new:
+        if old[scope.qualname, own] > 0:
+            old[scope.qualname, own] -= 1
         else:
             changed.add(scope.key)
-    return Changes(text_lines(new_text) != text_lines(old_text), frozenset(changed))
+    return frozenset(changed)
