@@ -19,8 +19,8 @@ Band rules (the contract's Hints section):
 Gate rules (``gz complexity check``), from the same first-reached boundaries:
 
 * a value is at or past ``block`` when it reaches the metric's block boundary, else
-  at or past ``warn`` when it reaches the warn boundary; with no warn row, the
-  block boundary is the warn boundary too;
+  at or past ``warn`` when it reaches the warn boundary (with no warn row, a value
+  is at or past warn only when it is at or past block);
 * every metric with a warn or block row has a gate, advise row or not.
 """
 
@@ -107,7 +107,6 @@ class MetricGate:
     """A metric's warn and block boundaries: what a gate fails on."""
 
     metric: str
-    #: The warn boundary (the block boundary when the table has no warn row).
     warn: float | None
     block: float | None
     lower_is_worse: bool
@@ -181,7 +180,7 @@ def build_gates(document: ThresholdDocument) -> dict[str, MetricGate]:
         block = _first_reached(by_trigger["block"], lower)
         warn = _first_reached(by_trigger["warn"], lower)
         if warn is not None or block is not None:
-            gates[metric] = MetricGate(metric, block if warn is None else warn, block, lower)
+            gates[metric] = MetricGate(metric, warn, block, lower)
     return gates
 
 
