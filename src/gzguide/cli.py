@@ -156,10 +156,18 @@ def _add_check(commands: Any) -> None:
         "check",
         help="the gate: list every value at or past warn (or block); exit 1 if any",
         description=(
-            "List every value at or past the boundary of --fail-at in the workspace's "
-            "threshold table (the one the server uses), one line each, and exit 1 when "
+            "List every value at or past the boundary of --fail-at in the workspace's\n"
+            "threshold table (the one the server uses), one line each, and exit 1 when\n"
             "one is listed or a file is not analyzable Python; 2 on a usage error."
         ),
+        epilog=(
+            "pre-commit: in .pre-commit-config.yaml, under the repository of gzguide,\n"
+            "  hooks:\n"
+            "    - id: gzguide-check\n"
+            "      args: [--since, HEAD]   # only code changed since the last commit\n"
+            "CI: gz complexity check src --since origin/main --format github"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to check")
     check.add_argument(
