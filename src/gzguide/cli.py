@@ -5,7 +5,23 @@
 ``gz complexity guide PATH...``    print the hints the server would give for PATHs
 ``gz complexity guide --stdin-path NAME``  the same for the text on stdin, reported as NAME
 ``gz complexity measure PATH...``  print every metric value, in or out of any band
+``gz complexity check PATH...``    the gate: list every value at or past warn (or block)
 ``gz complexity logs FILE...``     summarize server log files (``--json`` for JSON)
+
+The gate, for CI and pre-commit: ``gz complexity check`` lists each value at or past
+the boundary of ``--fail-at`` (``warn``, the default, or ``block``) in the workspace's
+threshold table (``--root``'s ``.gzkit/rules/complexity-thresholds.json``, else the
+embedded default), and exits 1 when it listed one (2 on a usage error). ``--since
+REV`` keeps the functions, methods and classes whose text changed since git
+revision REV (and module values of files that changed at all); ``--select`` keeps
+some metrics; ``--format json`` or ``github`` (workflow commands: annotations) is for
+programs. In ``.pre-commit-config.yaml``::
+
+    - repo: <this repository>
+      rev: <a tag>
+      hooks:
+        - id: gzguide-check
+          args: [--since, HEAD]
 
 Imports are kept lazy: the server's start-up time is part of what editors feel.
 """
@@ -35,6 +51,19 @@ def _worker_count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
     return value
+
+
+def _metric_names(text: str) -> frozenset[str]:
+    from gzguide.analysis.engine import MEASURED_METRICS
+
+    names = frozenset(name.strip() for name in text.split(","))
+    unknown = sorted(names - MEASURED_METRICS)
+    if unknown:
+        known = ", ".join(sorted(MEASURED_METRICS))
+        raise argparse.ArgumentTypeError(
+            f"unknown metric {', '.join(map(repr, unknown))} (known: {known})"
+        )
+    return names
 
 
 #: Each worker's heap limit by default: well above the peak of the largest file the
@@ -110,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     measure.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to measure")
     measure.add_argument("--json", action="store_true", help="print one JSON array of values")
 
+    _add_check(commands)
+
     logs = commands.add_parser(
         "logs",
         help="summarize server log files",
@@ -120,34 +151,119 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_check(commands: Any) -> None:
+    check = commands.add_parser(
+        "check",
+        help="the gate: list every value at or past warn (or block); exit 1 if any",
+        description=(
+            "List every value at or past the boundary of --fail-at in the workspace's\n"
+            "threshold table (the one the server uses), one line each, and exit 1 when\n"
+            "one is listed or a file is not analyzable Python; 2 on a usage error."
+        ),
+        epilog=(
+            "pre-commit: in .pre-commit-config.yaml, under the repository of gzguide,\n"
+            "  hooks:\n"
+            "    - id: gzguide-check\n"
+            "      args: [--since, HEAD]   # only code changed since the last commit\n"
+            "CI: gz complexity check src --since origin/main --format github"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to check")
+    check.add_argument(
+        "--fail-at",
+        choices=("warn", "block"),
+        default="warn",
+        help="the boundary values are listed at or past (default: warn)",
+    )
+    check.add_argument(
+        "--since",
+        default=None,
+        metavar="REV",
+        help=(
+            "only definitions whose text changed since git revision REV, and module "
+            "values of files that changed"
+        ),
+    )
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "github"),
+        default="text",
+        help="text lines, one JSON array, or GitHub Actions workflow commands (default: text)",
+    )
+    check.add_argument(
+        "--select",
+        type=_metric_names,
+        default=None,
+        metavar="METRIC,...",
+        help="only these metrics (default: every metric of the table)",
+    )
+    check.add_argument(
+        "--root",
+        default=None,
+        metavar="DIR",
+        help=(
+            "workspace root: whose threshold table applies, whose git work tree "
+            "--since reads (default: cwd)"
+        ),
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if not getattr(args, "server", False) and not getattr(args, "lsp", False):
         _quiet_broken_pipe()
-    if args.tool == "complexity" and args.command == "guide":
-        if args.server or args.lsp:
-            mode = "--lsp" if args.lsp else "--server"
-            if args.server and args.lsp:
-                print("gz: --server and --lsp are two modes: choose one", file=sys.stderr)
-                return 2
-            if args.paths or args.stdin_path is not None:
-                print(f"gz: {mode} takes no PATH arguments nor --stdin-path", file=sys.stderr)
-                return 2
-            return run_server(args)
-        if args.stdin_path is not None:
-            if args.paths or not args.stdin_path:
-                print("gz: --stdin-path takes a NAME, and no PATH arguments", file=sys.stderr)
-                return 2
-            return run_stdin(args)
-        if not args.paths:
-            print("gz: give PATHs to analyze, --stdin-path NAME, or --server", file=sys.stderr)
-            return 2
-        return run_oneshot(args)
-    if args.tool == "complexity" and args.command == "logs":
-        return run_logs(args)
-    if args.tool == "complexity" and args.command == "measure":
-        return run_measure(args)
-    return 2
+    return _COMMANDS[args.tool, args.command](args)
+
+
+def run_guide(args: argparse.Namespace) -> int:
+    """``gz complexity guide``: one of its modes, once its arguments fit that mode."""
+    run, problem = _guide_mode(args)
+    message = problem(args)
+    if message is not None:
+        print(f"gz: {message}", file=sys.stderr)
+        return 2
+    return run(args)
+
+
+_Command = Callable[[argparse.Namespace], int]
+_Problem = Callable[[argparse.Namespace], str | None]
+
+
+def _guide_mode(args: argparse.Namespace) -> tuple[_Command, _Problem]:
+    """The mode the arguments ask for, and what is wrong with them for it (None: nothing)."""
+    if args.server or args.lsp:
+        return run_server, _server_problem
+    if args.stdin_path is not None:
+        return run_stdin, _stdin_problem
+    return run_oneshot, _paths_problem
+
+
+def _server_problem(args: argparse.Namespace) -> str | None:
+    if args.server and args.lsp:
+        return "--server and --lsp are two modes: choose one"
+    if args.paths or args.stdin_path is not None:
+        mode = "--lsp" if args.lsp else "--server"
+        return f"{mode} takes no PATH arguments nor --stdin-path"
+    return None
+
+
+def _stdin_problem(args: argparse.Namespace) -> str | None:
+    if args.paths or not args.stdin_path:
+        return "--stdin-path takes a NAME, and no PATH arguments"
+    return None
+
+
+def _paths_problem(args: argparse.Namespace) -> str | None:
+    if not args.paths:
+        return "give PATHs to analyze, --stdin-path NAME, or --server"
+    return None
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from gzguide.gate.command import run_check as check
+
+    return check(args)
 
 
 def _quiet_broken_pipe() -> None:
@@ -301,20 +417,26 @@ def run_measure(args: argparse.Namespace) -> int:
     """Every value of every file under PATHs; unanalyzable files are named on stderr."""
     import msgspec
 
-    from gzguide.analysis.discovery import source_files
+    status, rows = _measure_rows(args.paths)
+    if args.json:
+        sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(rows), indent=2) + b"\n")
+    else:
+        sys.stdout.write(_measure_table(rows))
+    return status
+
+
+def _measure_rows(paths: Sequence[str]) -> tuple[int, list[dict[str, object]]]:
+    """The rows of the files under ``paths``, and 1 if one was not analyzable, else 0."""
+    import msgspec
+
+    from gzguide.analysis.discovery import covered_files
     from gzguide.analysis.inventory import values_of
     from gzguide.analysis.source import read_source_bytes
-    from gzguide.service import join_request_path
 
     rows: list[dict[str, object]] = []
     status = 0
-    for path in args.paths:
-        files = (
-            [(join_request_path(path, r), os.path.join(path, r)) for r in source_files(path)]
-            if os.path.isdir(path)
-            else [(path, path)]
-        )
-        for shown, real in files:
+    for path in paths:
+        for shown, real in covered_files(path):
             data = read_source_bytes(real)
             values = values_of(data) if data is not None else None
             if values is None:
@@ -322,18 +444,18 @@ def run_measure(args: argparse.Namespace) -> int:
                 status = 1
                 continue
             rows.extend({"file_path": shown, **msgspec.structs.asdict(v)} for v in values)
-    if args.json:
-        sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(rows), indent=2) + b"\n")
-    else:
-        out = []
-        for row in rows:
-            where = f"{row['file_path']}:{row['start_line']}-{row['end_line']}"
-            subject = f"{row['kind']} {row['name']}".rstrip()
-            value = row["value"]
-            assert isinstance(value, float)
-            out.append(f"{where}  {subject}  {row['metric']}={value:g}\n")
-        sys.stdout.write("".join(out))
-    return status
+    return status, rows
+
+
+def _measure_table(rows: Sequence[dict[str, object]]) -> str:
+    out = []
+    for row in rows:
+        where = f"{row['file_path']}:{row['start_line']}-{row['end_line']}"
+        subject = f"{row['kind']} {row['name']}".rstrip()
+        value = row["value"]
+        assert isinstance(value, float)
+        out.append(f"{where}  {subject}  {row['metric']}={value:g}\n")
+    return "".join(out)
 
 
 def run_logs(args: argparse.Namespace) -> int:
@@ -367,3 +489,12 @@ def format_table(hints: Sequence[Any]) -> str:
     files_plural = "s" if files != 1 else ""
     out.append(f"\n{len(hints)} hint{plural} in {files} file{files_plural}.")
     return "\n".join(out) + "\n"
+
+
+#: Each command's runner, by (tool, command).
+_COMMANDS: dict[tuple[str, str], _Command] = {
+    ("complexity", "guide"): run_guide,
+    ("complexity", "measure"): run_measure,
+    ("complexity", "check"): run_check,
+    ("complexity", "logs"): run_logs,
+}

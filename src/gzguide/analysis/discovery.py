@@ -13,6 +13,7 @@ list in time yields what was found by then, and says so.
 from __future__ import annotations
 
 import os
+import posixpath
 import time
 from collections.abc import Iterator
 
@@ -70,3 +71,14 @@ class Walk:
 
 def source_files(root: str) -> list[str]:
     return Walk(root).files()
+
+
+def covered_files(path: str) -> list[tuple[str, str]]:
+    """The files a requested path covers, each as (path shown, path read).
+
+    A folder covers its source files, shown joined to the folder as it was given
+    (``/``-joined, as hints show them); anything else covers itself.
+    """
+    if not os.path.isdir(path):
+        return [(path, path)]
+    return [(posixpath.join(path, r), os.path.join(path, r)) for r in source_files(path)]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Final
 
 from gzguide.analysis.facts.file import FileFacts
 from gzguide.analysis.facts.keywords import NO_KEYWORDS, KeywordLines, keyword_lines
@@ -89,17 +90,31 @@ def _function_measurements(
     return found
 
 
+#: The module figures behind each module metric.
+_MODULE_FIELDS = (
+    ("radon_mi", "mi"),
+    ("radon_hal_volume", "hal_volume"),
+    ("radon_hal_difficulty", "hal_difficulty"),
+    ("radon_hal_effort", "hal_effort"),
+    ("radon_raw_nloc", "sloc"),
+    ("radon_raw_lloc", "lloc"),
+)
+
+#: Every metric :func:`measure` gives values of.
+MEASURED_METRICS: Final = frozenset(
+    {
+        "radon_cc",
+        "cohesion_lcom4",
+        *(metric for metric, _ in _LIZARD_FIELDS),
+        *(metric for metric, _ in _MODULE_FIELDS),
+    }
+)
+
+
 def _module_measurements(values: ModuleValues, last_line: int) -> list[Measurement]:
     return [
-        Measurement(metric, float(value), 1, last_line)
-        for metric, value in (
-            ("radon_mi", values.mi),
-            ("radon_hal_volume", values.hal_volume),
-            ("radon_hal_difficulty", values.hal_difficulty),
-            ("radon_hal_effort", values.hal_effort),
-            ("radon_raw_nloc", values.sloc),
-            ("radon_raw_lloc", values.lloc),
-        )
+        Measurement(metric, float(getattr(values, name)), 1, last_line)
+        for metric, name in _MODULE_FIELDS
     ]
 
 

@@ -10,6 +10,15 @@ import re
 from bisect import bisect_right
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+_TEXT_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of decoded source ``text``, counted the same way, without their ends.
+
+    Line ``n`` of the tree is item ``n - 1``; a final line end leaves one empty item.
+    """
+    return _TEXT_LINE_END.split(text)
 
 
 class LineIndex:

@@ -15,13 +15,20 @@ Band rules (the contract's Hints section):
   when lower is worse); at or past the gate, no authoring hint;
 * it is ``approaching_warn`` from the midpoint of advise and warn on, else
   ``approaching``; with no warn row, always ``approaching``.
+
+Gate rules (``gz complexity check``), from the same first-reached boundaries:
+
+* a value is at or past ``block`` when it reaches the metric's block boundary, else
+  at or past ``warn`` when it reaches the warn boundary (with no warn row, a value
+  is at or past warn only when it is at or past block);
+* every metric with a warn or block row has a gate, advise row or not.
 """
 
 from __future__ import annotations
 
 import enum
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Annotated, Final, Literal
 
@@ -87,6 +94,35 @@ class MetricBand:
         return Position.APPROACHING
 
 
+#: The levels a gate lists values at, least severe first.
+Level = Literal["warn", "block"]
+
+
+def _at_or_past(value: float, boundary: float, lower_is_worse: bool) -> bool:
+    return value <= boundary if lower_is_worse else value >= boundary
+
+
+@dataclass(frozen=True, slots=True)
+class MetricGate:
+    """A metric's warn and block boundaries: what a gate fails on."""
+
+    metric: str
+    warn: float | None
+    block: float | None
+    lower_is_worse: bool
+
+    def reached(self, value: float) -> tuple[Level, float] | None:
+        """The most severe level ``value`` is at or past, with that level's boundary."""
+        levels: tuple[tuple[Level, float | None], ...] = (
+            ("block", self.block),
+            ("warn", self.warn),
+        )
+        for level, boundary in levels:
+            if boundary is not None and _at_or_past(value, boundary, self.lower_is_worse):
+                return level, boundary
+        return None
+
+
 class ThresholdError(ValueError):
     """A threshold document that does not validate."""
 
@@ -102,6 +138,8 @@ class Thresholds:
     fingerprint: str
     #: The document it was parsed from, so that another process can parse it again.
     document: bytes = b""
+    #: One gate per metric that has a warn or block row.
+    gates: dict[str, MetricGate] = field(default_factory=dict)
 
     def band(self, metric: str) -> MetricBand | None:
         return self.bands.get(metric)
@@ -113,13 +151,18 @@ def _first_reached(values: list[float], lower_is_worse: bool) -> float | None:
     return max(values) if lower_is_worse else min(values)
 
 
-def build_bands(document: ThresholdDocument) -> dict[str, MetricBand]:
+def _rows_by_trigger(document: ThresholdDocument) -> dict[str, dict[str, list[float]]]:
+    """Each metric's numbers, by trigger, in table order."""
     rows: dict[str, dict[str, list[float]]] = {}
     for row in document.bands:
         by_trigger = rows.setdefault(row.metric, {"advise": [], "warn": [], "block": []})
         by_trigger[row.trigger_semantic].append(row.absolute_number)
+    return rows
+
+
+def build_bands(document: ThresholdDocument) -> dict[str, MetricBand]:
     bands: dict[str, MetricBand] = {}
-    for metric, by_trigger in rows.items():
+    for metric, by_trigger in _rows_by_trigger(document).items():
         lower = metric in LOWER_IS_WORSE
         advise = _first_reached(by_trigger["advise"], lower)
         if advise is None:
@@ -128,6 +171,17 @@ def build_bands(document: ThresholdDocument) -> dict[str, MetricBand]:
         gate = warn if warn is not None else _first_reached(by_trigger["block"], lower)
         bands[metric] = MetricBand(metric, advise, gate, warn is not None, lower)
     return bands
+
+
+def build_gates(document: ThresholdDocument) -> dict[str, MetricGate]:
+    gates: dict[str, MetricGate] = {}
+    for metric, by_trigger in _rows_by_trigger(document).items():
+        lower = metric in LOWER_IS_WORSE
+        block = _first_reached(by_trigger["block"], lower)
+        warn = _first_reached(by_trigger["warn"], lower)
+        if warn is not None or block is not None:
+            gates[metric] = MetricGate(metric, warn, block, lower)
+    return gates
 
 
 _decoder: Final = msgspec.json.Decoder(ThresholdDocument)
@@ -140,7 +194,11 @@ def parse_thresholds(data: bytes, source: str) -> Thresholds:
     except (msgspec.MsgspecError, RecursionError) as exc:
         raise ThresholdError(str(exc)) from None
     return Thresholds(
-        build_bands(document), source, hashlib.blake2b(data, digest_size=8).hexdigest(), data
+        build_bands(document),
+        source,
+        hashlib.blake2b(data, digest_size=8).hexdigest(),
+        data,
+        build_gates(document),
     )
 
 
