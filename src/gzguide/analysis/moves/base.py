@@ -13,6 +13,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Final
 
+from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.rendering import render
 
 UNCLASSIFIED: Final = "unclassified"
@@ -53,7 +54,7 @@ CONCERNS: Final[dict[str, Concern]] = {
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    kind: str
+    kind: Kind
     archetype: str
     #: The recommended move, one or two sentences; ``{points}`` and similar
     #: placeholders are never left in it.
@@ -73,7 +74,7 @@ class Move:
         return self.gains.get(concern, 0)
 
     @property
-    def key(self) -> tuple[str, tuple[int, int]]:
+    def key(self) -> tuple[Kind, tuple[int, int]]:
         """Two hints with the same key would say the same thing about the same lines."""
         return (self.kind, self.span)
 

@@ -25,6 +25,8 @@ from gzguide.analysis.metrics.cohesion import (
     _references,
 )
 from gzguide.analysis.moves.base import MAX_MOVE_CHARS, UNCLASSIFIED, Concern, Move, lines, names
+from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.registry import rule
 
 MIN_GROUP_METHODS: Final = 2
 #: What makes a class large (any one of them).
@@ -171,6 +173,7 @@ def _aliases_the_receiver(cls: ast.ClassDef) -> bool:
     return False
 
 
+@rule(Kind.EXTRACT_CLASS, concern=Concern.COHESION, doc="cohesion_lcom4")
 def cohesion_move(
     cls: ast.ClassDef,
     graph: ClassCohesion,
@@ -210,4 +213,4 @@ def cohesion_move(
     large = is_large(cls)
     archetype = "large_class" if large else UNCLASSIFIED
     span = (cls.lineno, cls.end_lineno or cls.lineno)
-    return Move("extract_class", archetype, text, span, {Concern.COHESION: len(own) - 1}, 1)
+    return Move(Kind.EXTRACT_CLASS, archetype, text, span, {Concern.COHESION: len(own) - 1}, 1)

@@ -16,6 +16,9 @@ test the same subject:
   assignment to the same name): the chain is a table written as code
   (``dict_lookup``).
 
+And ``table_of_cases`` without a chain: three or more ``if`` statements in a row
+whose bodies do the same thing with other values.
+
 The gain is every decision point of the chain: its arms move into handlers or
 become table entries.
 """
@@ -24,12 +27,16 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
 from gzguide.analysis.facts.astshape import code_lines, shape
+from gzguide.analysis.facts.twins import differences
 from gzguide.analysis.facts.walk import FunctionView, Stmt
 from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, code, lines
+from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.registry import function_rule
 
 SWITCH: Final = "switch_on_type"
 PRIMITIVE: Final = "primitive_obsession"
@@ -41,6 +48,12 @@ MIN_ARMS: Final = 3
 #: A table of handlers pays off from this many arms, or from a chain this long.
 HANDLER_ARMS: Final = 4
 HANDLER_LINES: Final = 12
+#: So many same-shaped ``if``s in a row make a table; two suffice when each is a
+#: block of this many lines.
+REPEATS: Final = 3
+
+
+BLOCK_REPEAT_LINES: Final = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +220,7 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
             "a dict lookup (or a table of prefixes) replaces it."
         )
         gains[Concern.SIZE] = max(0, span[1] - span[0] + 1 - len(arms) - 1)
-        return Move("dict_lookup", UNCLASSIFIED, text, span, gains, priority=5)
+        return Move(Kind.DICT_LOOKUP, UNCLASSIFIED, text, span, gains, priority=5)
     if kind == "value":
         return None  # choosing behaviour by a plain local's value: a parser's job, often
     bodies = [body for _, body, _ in arms]
@@ -218,7 +231,7 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
             f"values: a table from {code(shown, 30)} to those values and one arm say it once."
         )
         gains[Concern.SIZE] = max(0, span[1] - span[0] + 1 - 2 * len(arms))
-        return Move("table_of_cases", PRIMITIVE, text, span, gains, priority=5)
+        return Move(Kind.TABLE_OF_CASES, PRIMITIVE, text, span, gains, priority=5)
     archetype = SWITCH if kind in ("type", "tag") else PRIMITIVE
     by = {"type": "type", "tag": "tag", "code": "code"}[kind]
     one_liners = all(code_lines(body) == 1 for _, body, _ in arms)
@@ -235,7 +248,7 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
             f"The chain at {where} picks behaviour by the {by} of {code(shown, 40)} in "
             f"{cases} short arms: clear as it is{later}."
         )
-        return Move("short_switch", archetype, text, span, {}, priority=0)
+        return Move(Kind.SHORT_SWITCH, archetype, text, span, {}, priority=0)
     if kind == "type":
         # singledispatch follows the class hierarchy; a dict keyed by type() would miss
         # every subclass the isinstance tests accept.
@@ -251,7 +264,7 @@ def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move 
         f"The chain at {where} picks behaviour by the {by} of {code(shown, 40)} "
         f"in {cases} arms: {remedy}"
     )
-    return Move("dispatch_table", archetype, text, span, gains, priority=6)
+    return Move(Kind.DISPATCH_TABLE, archetype, text, span, gains, priority=6)
 
 
 def _body_shape(body: list[ast.stmt]) -> object:
@@ -284,9 +297,17 @@ def _match_move(stmt: Stmt) -> Move | None:
         f"{code(node.subject, 40)} in {arms} cases: a handler per case "
         "(a dict, methods on the types, or `functools.singledispatch`) replaces it."
     )
-    return Move("dispatch_table", SWITCH, text, span, {Concern.COMPLEXITY: stmt.points}, 6)
+    return Move(Kind.DISPATCH_TABLE, SWITCH, text, span, {Concern.COMPLEXITY: stmt.points}, 6)
 
 
+@function_rule(
+    Kind.DISPATCH_TABLE,
+    Kind.SHORT_SWITCH,
+    Kind.DICT_LOOKUP,
+    Kind.TABLE_OF_CASES,
+    concern=Concern.COMPLEXITY,
+    doc="switch_on_type",
+)
 def dispatch_moves(view: FunctionView) -> list[Move]:
     name = view.node.name
     # A special method's parameters are set by the protocol that calls it (the name
@@ -306,3 +327,81 @@ def dispatch_moves(view: FunctionView) -> list[Move]:
             if move is not None:
                 found.append(move)
     return found
+
+
+def _case_shape(node: ast.If) -> object:
+    """An ``if`` of a run of cases: its test and body, values left out."""
+    return (shape(node.test), tuple(shape(s) for s in node.body))
+
+
+@function_rule(Kind.TABLE_OF_CASES, concern=Concern.SIZE, doc="table_of_cases")
+def repeated_ifs(view: FunctionView) -> Iterator[Move]:
+    """Three or more ``if`` statements in a row whose bodies do the same thing with
+    other values (a message, a key, a type): a table of those values and one ``if``
+    in a loop say it once."""
+    for block in _blocks_of(view):
+        run: list[ast.If] = []
+        for node in [*block, None]:
+            case = _small_if(node)
+            if case is not None and (not run or _case_shape(case) == _case_shape(run[0])):
+                run.append(case)
+                continue
+            lengths = [(c.end_lineno or c.lineno) - c.lineno + 1 for c in run]
+            # Two cases make a helper only when they are near copies (the helper's
+            # parameters are what differs); three or more make a table anyway.
+            pair = (
+                len(run) == 2
+                and min(lengths) >= BLOCK_REPEAT_LINES
+                and differences(run[0], run[1]) is not None
+            )
+            if len(run) >= REPEATS or pair:
+                first, last = run[0], run[-1]
+                span = (first.lineno, last.end_lineno or last.lineno)
+                if len(run) == 2:
+                    text = (
+                        f"The `if`s at {lines(first.lineno, first.end_lineno or 0)} and "
+                        f"{lines(last.lineno, span[1])} do the same thing with other values: "
+                        "one helper, called for each, says it once."
+                    )
+                else:
+                    text = (
+                        f"The {len(run)} `if`s at {lines(*span)} do the same thing with other "
+                        "values: a table of those values and one `if` in a loop say it once."
+                    )
+                archetype = SWITCH if _one_subject_by_type(run) else UNCLASSIFIED
+                gains = {Concern.SIZE: span[1] - span[0] + 1 - len(run) - 3}
+                yield Move(Kind.TABLE_OF_CASES, archetype, text, span, gains, 3)
+            run = [case] if case is not None else []
+
+
+def _one_subject_by_type(run: list[ast.If]) -> bool:
+    """Whether every test is ``isinstance`` of the same subject."""
+    subjects = set()
+    for case in run:
+        test = case.test
+        if not (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance"
+            and len(test.args) == 2
+        ):
+            return False
+        subjects.add(ast.dump(test.args[0]))
+    return len(subjects) == 1
+
+
+def _small_if(node: ast.stmt | None) -> ast.If | None:
+    """An ``if`` without ``else`` of one or two statements: a case a table can hold."""
+    if isinstance(node, ast.If) and not node.orelse and len(node.body) <= 2:
+        return node
+    return None
+
+
+def _blocks_of(view: FunctionView) -> Iterator[list[ast.stmt]]:
+    yield view.node.body
+    seen: set[int] = set()
+    for stmt in view.statements:
+        if id(stmt.container) not in seen:
+            seen.add(id(stmt.container))
+            if stmt.container is not view.node.body:
+                yield stmt.container

@@ -44,6 +44,8 @@ from gzguide.analysis.facts.walk import (
     Stmt,
 )
 from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, lines, names
+from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.registry import rule
 
 MIN_LINES: Final = 3
 MAX_INPUTS: Final = 3
@@ -113,6 +115,7 @@ class Extraction:
             return _DESCRIPTIONS.get(type(node), "the statement")
         return _describe_run(self.statements)
 
+    @rule(Kind.EXTRACT, concern=Concern.COMPLEXITY, doc="extract")
     def move(
         self, view: FunctionView, concern: Concern, total: int, twin: str | None = None
     ) -> Move:
@@ -147,7 +150,7 @@ class Extraction:
             Concern.COMPLEXITY: self.points,
             Concern.SIZE: self.size - 1,
         }
-        return Move("extract", archetype, text, (self.start_line, self.end_line), gains, 1)
+        return Move(Kind.EXTRACT, archetype, text, (self.start_line, self.end_line), gains, 1)
 
 
 def _describe_run(statements: tuple[Stmt, ...]) -> str:

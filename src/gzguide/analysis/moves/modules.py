@@ -17,6 +17,8 @@ from typing import Final
 
 from gzguide.analysis.facts.toplevel import TopLevel
 from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, names
+from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.registry import rule
 
 MIN_GROUP_SHARE: Final = 0.3
 MIN_GROUP_LINES: Final = 100
@@ -67,6 +69,7 @@ def _groups(definitions: tuple[TopLevel, ...]) -> list[_Group]:
     return sorted(groups, key=lambda g: -g.lines)
 
 
+@rule(Kind.SPLIT_MODULE, concern=Concern.MODULE_SIZE, doc="module-metrics")
 def split_move(definitions: tuple[TopLevel, ...]) -> Move | None:
     groups = _groups(definitions)
     total = sum(g.lines for g in groups)
@@ -80,4 +83,6 @@ def split_move(definitions: tuple[TopLevel, ...]) -> Move | None:
     )
     last = max(g.end for g in large)
     gains = {Concern.MODULE_SIZE: large[-1].lines, Concern.HALSTEAD: 1, Concern.MAINTAINABILITY: 1}
-    return Move("split_module", UNCLASSIFIED, text, (min(g.start for g in large), last), gains, 1)
+    return Move(
+        Kind.SPLIT_MODULE, UNCLASSIFIED, text, (min(g.start for g in large), last), gains, 1
+    )

@@ -15,6 +15,8 @@ from typing import Final
 
 from gzguide.analysis.facts.walk import FunctionView
 from gzguide.analysis.moves.base import Concern, Move, code, names
+from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.registry import rule
 
 MIN_LINKS: Final = 4
 #: Methods of str, bytes, list, dict, set, files and regular expression matches.
@@ -125,6 +127,7 @@ def _links(node: ast.expr) -> tuple[list[str], int, ast.expr]:
     return attributes, calls, current
 
 
+@rule(Kind.HIDE_DELEGATE, concern=Concern.COMPLEXITY, doc="message_chain")
 def chain_move(view: FunctionView, receiver: str | None) -> Move | None:
     params = set(view.params) - {receiver, "self", "cls"}
     best: tuple[int, ast.expr, list[str]] | None = None
@@ -149,4 +152,4 @@ def chain_move(view: FunctionView, receiver: str | None) -> Move | None:
         "hides the walk."
     )
     line = expr.lineno
-    return Move("hide_delegate", "message_chain", text, (line, line), {Concern.COMPLEXITY: 0}, 0)
+    return Move(Kind.HIDE_DELEGATE, "message_chain", text, (line, line), {Concern.COMPLEXITY: 0}, 0)

@@ -29,6 +29,8 @@ from typing import Final
 from gzguide.analysis.facts.file import FileFacts, caller_parameters
 from gzguide.analysis.facts.scopes import Scope
 from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, line_list, listing, names
+from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.registry import rule
 
 MIN_PARAMETERS: Final = 3
 LONG_LIST: Final = 5
@@ -43,6 +45,13 @@ FLAG_SHARE: Final = 0.5
 _GAIN: Final = {Concern.PARAMETERS: 1}
 
 
+@rule(
+    Kind.FLAG_SPLIT,
+    Kind.PARAMETER_OBJECT,
+    Kind.LONG_LIST,
+    concern=Concern.PARAMETERS,
+    doc="lizard_param_count",
+)
 def parameter_moves(scope: Scope, facts: FileFacts) -> list[Move]:
     named = caller_parameters(scope)
     if len(named) < MIN_PARAMETERS:
@@ -65,7 +74,7 @@ def parameter_moves(scope: Scope, facts: FileFacts) -> list[Move]:
         )
         found.append(
             Move(
-                "long_list",
+                Kind.LONG_LIST,
                 "long_parameter_list",
                 text,
                 (scope.start_line, scope.start_line),
@@ -116,7 +125,7 @@ def _flag_split(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None
             "functions, one for each value, would let each call say what it does."
         )
         end = tests[-1].end_lineno or tests[-1].lineno
-        return Move("flag_split", UNCLASSIFIED, text, (scope.start_line, end), _GAIN, 2)
+        return Move(Kind.FLAG_SPLIT, UNCLASSIFIED, text, (scope.start_line, end), _GAIN, 2)
     return None
 
 
@@ -220,7 +229,7 @@ def _data_clump(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None
         "one small dataclass can carry them."
     )
     span = (scope.start_line, scope.start_line)
-    return Move("parameter_object", "data_clumps", text, span, _GAIN, 1)
+    return Move(Kind.PARAMETER_OBJECT, "data_clumps", text, span, _GAIN, 1)
 
 
 def _one_shape(signatures: list[list[str]], clump: frozenset[str]) -> bool:

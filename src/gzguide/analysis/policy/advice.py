@@ -33,28 +33,23 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Final
 
-from gzguide.analysis.facts.astshape import code_lines
 from gzguide.analysis.facts.file import FileFacts, caller_parameters, receiver_of
 from gzguide.analysis.facts.scopes import Scope
-from gzguide.analysis.facts.twins import own_body
 from gzguide.analysis.facts.walk import FunctionView, Stmt, real_depth
 from gzguide.analysis.metrics.measurement import Measurement
 from gzguide.analysis.moves.base import (
     CONCERNS,
-    MAX_MOVE_CHARS,
     UNCLASSIFIED,
     Concern,
     Move,
     fit,
     line_list,
     lines,
-    listing,
     names,
-    plural,
-    snippet,
 )
+from gzguide.analysis.moves.catalog import function_moves
 from gzguide.analysis.moves.classes import cohesion_move
-from gzguide.analysis.moves.dispatch import dispatch_moves
+from gzguide.analysis.moves.copies import copied_function, where_copied
 from gzguide.analysis.moves.extract import (
     BARE,
     CHANGES,
@@ -77,7 +72,7 @@ from gzguide.analysis.moves.extract import (
     Examiner,
     Extraction,
 )
-from gzguide.analysis.moves.idioms import idiom_moves
+from gzguide.analysis.moves.kinds import Trait
 from gzguide.analysis.moves.modules import split_move
 from gzguide.analysis.moves.objects import chain_move
 from gzguide.analysis.moves.signature import MIN_PARAMETERS, parameter_moves
@@ -109,41 +104,10 @@ MIN_SIZE_GAIN: Final = 4
 COMPLEXITY_BLOCK_POINTS: Final = 2
 COMPLEXITY_BLOCK_LINES: Final = 5
 COMPLEXITY_BLOCK_SHARE: Final = 0.6
-#: Moves that take a level of nesting away where it matters.
-_FLATTENING: Final = frozenset(
-    {
-        "merge_ifs",
-        "else_if",
-        "continue_guard",
-        "return_guard",
-        "else_guard",
-        "no_else",
-        "setdefault",
-        "comprehension",
-        "any",
-    }
-)
 #: The module measures a split lowers (or, for the index, raises): all but Halstead
 #: difficulty, a ratio that a smaller module may well have higher.
 _SPLIT_METRICS: Final = frozenset(
     {"radon_raw_nloc", "radon_raw_lloc", "radon_hal_volume", "radon_hal_effort", "radon_mi"}
-)
-#: Idioms that say a loop or a chain more plainly without lowering the count.
-_PLAIN: Final = frozenset({"comprehension", "any", "same_arms", "table_of_cases"})
-#: Moves that tidy a function without lowering its count, for a radon_cc hint
-#: that has nothing better.
-_TIDY: Final = frozenset(
-    {
-        "same_arms",
-        "table_of_cases",
-        "merge_ifs",
-        "continue_guard",
-        "return_guard",
-        "else_guard",
-        "no_else",
-        "next",
-        "comprehension",
-    }
 )
 
 
@@ -184,12 +148,15 @@ def headline(c: Candidate) -> str:
     return f"{label} {_fmt(c.m.value)} in {c.m.subject} is {where}"
 
 
-#: Moves that name what the code is and propose no change.
-_NAMING: Final = frozenset({"short_switch"})
-
-
 def _advice(c: Candidate, move: Move) -> Advice:
-    return Advice(move.archetype, headline(c), fit(move.text), move.kind not in _NAMING)
+    return Advice(move.archetype, headline(c), fit(move.text), not move.kind.has(Trait.NAMES))
+
+
+def _place(move: Move) -> tuple[int, int, str]:
+    """The last key of every choice between moves: of two that rank the same, the one
+    a reader meets first in the code (then the shorter, then by kind), never the one
+    a detector happened to find first."""
+    return (-move.span[0], -move.span[1], move.kind)
 
 
 # -- functions ------------------------------------------------------------------------
@@ -210,80 +177,23 @@ class _FunctionMoves:
         return self.examiner.extractions(COMPLEXITY_BLOCK_POINTS)
 
     def twin_of(self, block: Extraction) -> str | None:
-        """Where a copy of ``block`` is in the file, and how close
-        (``"lines 9-14 (in `load`) word for word"``)."""
+        """Where a copy of ``block`` is in the file, and how close."""
         if len(block.statements) != 1:
             return None
         node = block.statements[0].node
         key = id(node)
         if key not in self._twins:
-            twin = self.facts.twins.twin_of(node)
-            where = None
-            if twin is not None:
-                other, differing = twin
-                where = lines(other.lineno, other.end_lineno or other.lineno)
-                owner = self.facts.function_at(other.lineno)
-                if owner is not None and owner.key != self.scope.key:
-                    where += f" (in `{owner.node.name}`)"
-                where += (
-                    " word for word"
-                    if not differing
-                    else " but for one name or value"
-                    if differing == 1
-                    else f" but for {differing} names or values"
-                )
-            self._twins[key] = where
+            self._twins[key] = where_copied(node, self.scope, self.facts)
         return self._twins[key]
 
     @cached_property
     def copy(self) -> Move | None:
-        """One definition for this function and another of the file that copies it."""
-        found = self.facts.twins.copy_of(self.scope)
-        if found is None:
-            return None
-        other = found.other
-        node = self.scope.node
-        assert not isinstance(node, ast.ClassDef)
-        prefix = self.scope.qualname.rpartition(".")[0]
-        name = other.qualname.removeprefix(f"{prefix}.") if prefix else other.qualname
-        where = f"`{name}` ({lines(other.start_line, other.end_line)})"
-        this = self.scope.kind
-        apart = other.owner is not self.scope.owner and other.owner is not None
-        also = ""
-        if found.more:
-            verb = "copies" if found.more == 1 else "copy"
-            also = f", and {plural(found.more, 'other')} {verb} it too"
-        both = "all" if found.more else "both"
-        if not found.differing or found.renames_only:
-            same = "word for word" if not found.differing else "but for the names of its locals"
-            keep = (
-                f"one definition in a class they share can serve {both}"
-                if apart
-                else f"keep one and have the {'others' if found.more else 'other'} call it"
-            )
-            text = f"{where} is this {this} {same}{also}: {keep}."
-        else:
-            theirs = listing([snippet(b, 40) for _, b in found.differing])
-            ours = ", ".join(snippet(a, 40) for a, _ in found.differing)
-            which = (
-                "parameters for what differs"
-                if found.more
-                else "it as a parameter"
-                if len(found.differing) == 1
-                else "them as parameters"
-            )
-            tail = f"{also}: one helper taking {which} can serve {both}."
-            text = f"{where} is this {this} but for {theirs} (here {ours}){tail}"
-            if len(text) > MAX_MOVE_CHARS:
-                text = f"{where} is this {this} but for {theirs}{tail}"
-        size = code_lines(own_body(node))
-        span = (self.scope.start_line, self.scope.end_line)
-        return Move("copied_function", UNCLASSIFIED, text, span, {Concern.SIZE: size}, 3)
+        return copied_function(self.scope, self.facts)
 
 
 def _moves_of(scope: Scope, facts: FileFacts) -> _FunctionMoves:
     view = facts.view(scope)
-    local = [*dispatch_moves(view), *idiom_moves(view)]
+    local = function_moves(view)
     return _FunctionMoves(view, local, Examiner(view, scope.owner is not None), scope, facts)
 
 
@@ -291,7 +201,13 @@ def _best(moves: Sequence[Move], concern: Concern) -> Move | None:
     useful = [m for m in moves if m.gain(concern) > 0]
     if not useful:
         return None
-    return max(useful, key=lambda m: (m.gain(concern), m.priority))
+    return max(useful, key=lambda m: (m.gain(concern), m.priority, _place(m)))
+
+
+def _strongest(moves: Sequence[Move], trait: Trait) -> Move | None:
+    """The move of highest priority among those of a kind with ``trait``."""
+    able = [m for m in moves if m.kind.has(trait)]
+    return max(able, key=lambda m: (m.priority, _place(m))) if able else None
 
 
 def _complexity_move(found: _FunctionMoves, c: Candidate, lizard: bool) -> Move | None:
@@ -313,12 +229,12 @@ def _complexity_move(found: _FunctionMoves, c: Candidate, lizard: bool) -> Move 
     if best is not None and (block is None or block.points <= best.gain(Concern.COMPLEXITY) + 1):
         return best
     if found.view.is_arrowhead():
-        flat = [m for m in found.local if m.kind in _FLATTENING and m.kind != "comprehension"]
-        if flat:
-            return max(flat, key=lambda m: m.priority)
-    plain = [m for m in found.local if m.kind in _PLAIN]
-    if plain:
-        return max(plain, key=lambda m: m.priority)
+        flat = _strongest(found.local, Trait.UNNESTS)
+        if flat is not None:
+            return flat
+    plain = _strongest(found.local, Trait.PLAIN)
+    if plain is not None:
+        return plain
     if block is not None:
         return block.move(found.view, Concern.COMPLEXITY, int(c.m.value), found.twin_of(block))
     return None
@@ -373,11 +289,11 @@ def _nesting_move(found: _FunctionMoves, c: Candidate) -> Move | None:
     moves = [
         m
         for m in found.local
-        if m.gain(Concern.NESTING) > 0 and m.kind in _FLATTENING and lowers_the_depth(m)
+        if m.gain(Concern.NESTING) > 0 and m.kind.has(Trait.FLATTENS) and lowers_the_depth(m)
     ]
     if not moves:
         return None
-    return max(moves, key=lambda m: (m.priority, m.gain(Concern.NESTING)))
+    return max(moves, key=lambda m: (m.priority, m.gain(Concern.NESTING), _place(m)))
 
 
 _KIND_WORDS: Final = {
@@ -502,12 +418,12 @@ def _dominant_switch(found: _FunctionMoves, scope: Scope) -> Move | None:
     node = scope.node
     assert not isinstance(node, ast.ClassDef)
     body = max(scope.end_line - node.body[0].lineno + 1, 1)
-    for move in found.local:
-        if move.kind in ("dispatch_table", "short_switch") and (
-            (move.span[1] - move.span[0] + 1) * 2 >= body
-        ):
-            return move
-    return None
+    switches = [
+        m
+        for m in found.local
+        if m.kind.has(Trait.SWITCH) and (m.span[1] - m.span[0] + 1) * 2 >= body
+    ]
+    return max(switches, key=_place) if switches else None
 
 
 class Advisor:
@@ -529,7 +445,7 @@ class Advisor:
             # Decided from the signature and the file; the body is walked only for a flag.
             moves = parameter_moves(scope, self.facts)
             if moves:
-                chosen = max(moves, key=lambda m: m.priority)
+                chosen = max(moves, key=lambda m: (m.priority, _place(m)))
                 given.add(chosen.key)
                 out[c.m.metric] = _advice(c, chosen)
         if not (by_concern.keys() - {Concern.PARAMETERS}):
@@ -556,12 +472,11 @@ class Advisor:
             lizard = c.m.metric == "lizard_ccn"
             move = _complexity_move(found, c, lizard)
             if move is None and not lizard:
-                tidy = [m for m in found.local if m.kind in _TIDY]
-                move = max(tidy, key=lambda m: m.priority) if tidy else None
+                move = _strongest(found.local, Trait.TIDY)
             if move is None and not lizard:
                 move = chain_move(found.view, receiver_of(scope))
             if move is None and not lizard:
-                move = next((m for m in found.local if m.kind == "short_switch"), None)
+                move = _strongest(found.local, Trait.NAMES)
             if move is None and not lizard:
                 text = census(found.view, found.examiner)
                 # No move, but the function's shape is still what it is.
