@@ -232,6 +232,7 @@ def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
             start_byte=lines.start_of(c.m.start_line),
             end_byte=lines.end_of(c.m.end_line),
             proposes=a.proposes,
+            kind=a.kind,
         )
         for c in candidates
         if (a := advice.get((c.m.metric, c.m.start_line, c.m.end_line))) is not None

@@ -33,6 +33,9 @@ class Finding(msgspec.Struct, array_like=True, frozen=True, gc=False):
     #: Whether the move proposes a change. A ``radon_cc`` hint that only lists where
     #: the decision points are does not: an editor may show it more quietly.
     proposes: bool = True
+    #: The kind of move the hint carries (``any``, ``extract``, ... as
+    #: ``docs/hints.md`` lists them), or ``census``.
+    kind: str = "census"
 
     def covers(self, offset: int) -> bool:
         """Whether byte ``offset`` of the file lies on one of this finding's lines."""

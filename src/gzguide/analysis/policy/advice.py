@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Final
 
@@ -120,6 +120,10 @@ class Candidate:
     position: Position
 
 
+#: What a hint's move is when it is the census: where the decision points are.
+CENSUS: Final = "census"
+
+
 @dataclass(frozen=True, slots=True)
 class Advice:
     archetype: str
@@ -128,6 +132,8 @@ class Advice:
     #: Whether the move proposes a change (not so for the census of a function that
     #: only owes its hint to the contract, nor for a short chain named as it is).
     proposes: bool = True
+    #: The kind of the move (a :class:`Kind` value), or :data:`CENSUS`.
+    kind: str = CENSUS
 
 
 def _fmt(value: float) -> str:
@@ -149,7 +155,8 @@ def headline(c: Candidate) -> str:
 
 
 def _advice(c: Candidate, move: Move) -> Advice:
-    return Advice(move.archetype, headline(c), fit(move.text), not move.kind.has(Trait.NAMES))
+    proposes = not move.kind.has(Trait.NAMES)
+    return Advice(move.archetype, headline(c), fit(move.text), proposes, move.kind.value)
 
 
 def _place(move: Move) -> tuple[int, int, str]:
@@ -465,7 +472,7 @@ class Advisor:
                 and switch.span[0] <= move.span[0] <= move.span[1] <= switch.span[1]
             ):
                 # A move inside the chain that makes up the function: the chain is its shape.
-                advice = Advice(switch.archetype, advice.headline, advice.move, advice.proposes)
+                advice = replace(advice, archetype=switch.archetype)
             out[c.m.metric] = advice
 
         for c in by_concern.get(Concern.COMPLEXITY, ()):
