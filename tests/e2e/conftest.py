@@ -1,4 +1,4 @@
-"""Fixtures that start the real server over real pipes.
+"""Fixtures that start the real server over real pipes, for the end-to-end tests.
 
 * ``spawn`` starts a fresh server (killed, with its process group, at teardown);
   ``server`` is one fresh server, ``ready`` one already initialized.
@@ -11,34 +11,12 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from support.protocol_client import ServerProcess, Spawn
-
-# Property tests are deterministic by default (derandomized, no example database),
-# so a CI run is reproducible; GZGUIDE_HYPOTHESIS=explore searches afresh each run
-# and remembers failures in .hypothesis/ (used by the longer fuzz runs).
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    database=None,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.register_profile(
-    "explore",
-    derandomize=False,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.load_profile(os.environ.get("GZGUIDE_HYPOTHESIS", "ci"))
 
 
 @pytest.fixture
