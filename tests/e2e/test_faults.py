@@ -25,6 +25,7 @@ import pytest
 
 from gzguide import procfs
 from gzguide.analysis.policy.thresholds import default_thresholds
+from gzguide.analysis.source import read_source_bytes
 from gzguide.messages import AnalyzeParams, answer_hints
 from gzguide.service import AnalysisService
 from gzguide.workers import analyst as analyst_module
@@ -196,7 +197,7 @@ def test_a_file_changed_between_stat_and_read_is_never_served_stale(
     path = tmp_path / "mod.py"
     path.write_text(VERSION_A)
     make_old(path)
-    real_read = analyst_module.read_source_bytes
+    real_read = read_source_bytes
     mutate = _mutations(path)[mutation]
     seen: list[bytes | None] = []
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ EXAMPLE = (EXAMPLES / "orders.py").read_text("utf-8")
 
 
 @pytest.fixture
-def lsp(workspace: Path) -> LspProcess:
+def lsp(workspace: Path) -> Iterator[LspProcess]:
     process = LspProcess(args=("--workers", "1"), cwd=workspace)
     yield process
     process.server.kill()

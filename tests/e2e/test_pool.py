@@ -12,7 +12,8 @@ import select
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -277,27 +278,32 @@ def run(pool: Pool, paths: list[str], start_by: float | None = None) -> list[Out
     """Each path's outcome, in order."""
     outcomes: dict[int, Outcome] = {}
     for index, path in enumerate(paths):
-        pool.submit(Job(path, TABLE, start_by), lambda o, i=index: outcomes.__setitem__(i, o))
+        pool.submit(Job(path, TABLE, start_by), partial(outcomes.__setitem__, index))
     drive(pool, lambda: len(outcomes) == len(paths))
     return [outcomes[i] for i in range(len(paths))]
 
 
+class RecordingPool(Pool):
+    """Two fake workers behind a pool that keeps every event it reports, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+        super().__init__(2, timeout=0.5, on_event=self._record, command=FAKE_WORKER)
+
+    def _record(self, event: str, **fields: Any) -> None:
+        self.events.append((event, fields))
+
+
 @pytest.fixture
-def pool(tmp_path: Path) -> Any:
-    seen: list[tuple[str, dict[str, Any]]] = []
-
-    def record(event: str, **fields: Any) -> None:
-        seen.append((event, fields))
-
-    p = Pool(2, timeout=0.5, on_event=record, command=FAKE_WORKER)
-    p.events = seen
+def pool(tmp_path: Path) -> Iterator[RecordingPool]:
+    p = RecordingPool()
     p.start()
     yield p
     p.close()
 
 
 @pytest.mark.parametrize("fault", ["exit", "memory", "recursion", "segv", "hang"])
-def test_pool_survives_a_fault_and_fails_only_that_job(pool: Any, fault: str) -> None:
+def test_pool_survives_a_fault_and_fails_only_that_job(pool: RecordingPool, fault: str) -> None:
     bad = f"/nowhere/{fault}"
     slot = pool.affinity(bad)
     # Queue good jobs for the same worker behind the bad one.
@@ -314,12 +320,12 @@ def test_pool_survives_a_fault_and_fails_only_that_job(pool: Any, fault: str) ->
     assert [o.cache for o in run(pool, good)] == ["miss"] * len(good)
 
 
-def test_pool_workers_cannot_write_to_the_protocol_stream(pool: Any) -> None:
+def test_pool_workers_cannot_write_to_the_protocol_stream(pool: RecordingPool) -> None:
     outcomes = run(pool, ["/nowhere/print"])
     assert outcomes[0].cache == "miss"
 
 
-def test_pool_skips_what_a_batch_deadline_leaves_and_keeps_working(pool: Any) -> None:
+def test_pool_skips_what_a_batch_deadline_leaves_and_keeps_working(pool: RecordingPool) -> None:
     paths = [f"/nowhere/file{i}" for i in range(40)]
     late = run(pool, paths, time.monotonic() - 1)
     assert [o.cache for o in late] == ["skipped"] * 40
@@ -327,7 +333,7 @@ def test_pool_skips_what_a_batch_deadline_leaves_and_keeps_working(pool: Any) ->
     assert all(o.cache == "miss" for o in on_time)
 
 
-def test_pool_fans_a_batch_out_over_all_workers_in_order(pool: Any) -> None:
+def test_pool_fans_a_batch_out_over_all_workers_in_order(pool: RecordingPool) -> None:
     paths = [f"/nowhere/file{i}" for i in range(40)]
     outcomes = run(pool, paths)
     assert len(outcomes) == 40
@@ -348,7 +354,9 @@ def test_pool_close_reaps_everything(tmp_path: Path) -> None:
     p.close()  # idempotent
 
 
-def test_an_idle_worker_that_sends_garbage_is_replaced_before_its_next_job(pool: Any) -> None:
+def test_an_idle_worker_that_sends_garbage_is_replaced_before_its_next_job(
+    pool: RecordingPool,
+) -> None:
     assert [o.cache for o in run(pool, ["/nowhere/garbage"])] == ["miss"]
     drive(pool, lambda: any(e == "worker_replaced" for e, _ in pool.events))
     (replaced,) = [f for e, f in pool.events if e == "worker_replaced"]
@@ -429,7 +437,7 @@ def test_real_workers_analyze_texts_of_any_size_whole_and_in_order(tmp_path: Pat
         outcomes: dict[int, Outcome] = {}
         for index, data in enumerate(texts):
             job = Job("/nowhere/m.py", TABLE, text=Text(data, content_digest(data)))
-            pool.submit(job, lambda o, i=index: outcomes.__setitem__(i, o))
+            pool.submit(job, partial(outcomes.__setitem__, index))
         drive(pool, lambda: len(outcomes) == len(texts), timeout=60)
         analyst = Analyst(lambda *a, **k: None)
         for index, data in enumerate(texts):

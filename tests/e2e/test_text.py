@@ -359,8 +359,8 @@ def test_oversize_non_parsing_and_undecodable_texts_get_no_hints(
 ) -> None:
     server = start(spawn, log_path)
     padding = "# " + "x" * 76 + "\n"
-    at_limit = (FOUR + padding * (LIMIT // len(padding))).encode()
-    at_limit = (at_limit[: LIMIT - 1] + b"\n").decode()
+    padded = (FOUR + padding * (LIMIT // len(padding))).encode()
+    at_limit = (padded[: LIMIT - 1] + b"\n").decode()
     assert len(at_limit.encode()) == LIMIT
     assert cc(server.hints("big.py", text=at_limit)) == [("big.py", 1, 8)]
     over = at_limit + "#"

@@ -42,6 +42,7 @@ from support.fuzz_model import (
     Ending,
     Expected,
     ModelRun,
+    Session,
     Verdict,
     _BadJSON,
     _Unspecified,
@@ -239,6 +240,12 @@ def run_lsp_model(stream: bytes, phase: str) -> ModelRun:
     return run_model(stream, phase, classify_lsp)
 
 
+def phase_of(session: Session) -> str:
+    """The LSP phase a record shared with the other mode's model holds (never None here)."""
+    assert session is not None
+    return session
+
+
 def sync_code(phase: str) -> int:
     """What an unknown request is answered with in ``phase``."""
     return {NEW: SERVER_NOT_INITIALIZED, RUNNING: METHOD_NOT_FOUND}.get(phase, INVALID_REQUEST)
@@ -367,6 +374,7 @@ def notification_objects(draw: st.DrawFn) -> dict[str, Any]:
     version = draw(st.integers(0, 10**6))
     kind = draw(st.integers(0, 9))
     text = draw(st.sampled_from(TEXTS))
+    params: Any  # a notification's params may be anything, valid or not
     if kind <= 1:
         item = {"uri": uri, "languageId": "python", "version": version, "text": text}
         method, params = "textDocument/didOpen", {"textDocument": item}
@@ -418,7 +426,9 @@ def lsp_bodies(draw: st.DrawFn) -> bytes:
         member = draw(st.sampled_from(["result", "error"]))
         obj = {"jsonrpc": "2.0", "id": request_id, member: draw(st.sampled_from([None, {}, 1]))}
     elif kind == 10:
-        bad = draw(st.sampled_from([{"id": None, "method": "x"}, {"method": 5}, {"id": 1}, {}]))
+        bad: dict[str, Any] = draw(
+            st.sampled_from([{"id": None, "method": "x"}, {"method": 5}, {"id": 1}, {}])
+        )
         obj = {"jsonrpc": "2.0", **bad}
     else:
         obj = draw(request_object("gzguide/any", {}, request_id))
@@ -494,7 +504,7 @@ def prepare(fuzz: FuzzStream) -> tuple[FuzzStream, ModelRun] | None:
     if suffix is None:
         return None
     whole = dataclasses.replace(fuzz, stream=fuzz.stream + suffix)
-    run = run_lsp_model(whole.stream, fuzz.session_before)
+    run = run_lsp_model(whole.stream, phase_of(fuzz.session_before))
     if run.unspecified or run.ending is not Ending.ALIGNED:
         return None
     return whole, run
@@ -566,7 +576,8 @@ class LspFuzzDriver:
         lsp = self.lsp
         assert lsp is not None and fuzz.session_before == self.phase
         sync_id = f"sync-{os.getpid()}-{next(_sync_ids)}"
-        expected = [*run.expected, Expected(sync_id, sync_code(run.session), "the sync request")]
+        after = phase_of(run.session)
+        expected = [*run.expected, Expected(sync_id, sync_code(after), "the sync request")]
         got: list[Response] = []
         notes: list[Any] = []
         failure = None
@@ -598,7 +609,7 @@ class LspFuzzDriver:
                 + "\n".join(f"  {e.describe()}" for e in expected[:60])
                 + f"\n{describe_stream(fuzz.stream)}\nserver stderr tail: {stderr}"
             )
-        self.phase = run.session
+        self.phase = after
 
 
 # == fresh sessions and how they end ==============================================================

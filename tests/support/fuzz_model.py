@@ -112,13 +112,14 @@ class Expected:
 
     ``code`` is None for a result; then ``result`` says which: ``"1.0"`` or ``"1.1"``
     (an initialize answered with that version), ``"shutdown"``, or ``("analyze",
-    file_path, cursor, text)`` (text None: the file on disk).
+    file_path, cursor, text)`` (text None: the file on disk). The LSP mode's model
+    (``fuzz_lsp``) owes tuples of its own, each named by its first item.
     """
 
     id: int | str | None
     code: int | None
     why: str
-    result: str | tuple[str, str, int | None, str | None] | None = None
+    result: str | tuple[Any, ...] | None = None
     #: For a -32601 to analyze before initialize: the message must say so.
     not_initialized: bool = False
     #: For a -32099: the major version the message must name.
@@ -410,7 +411,7 @@ def _initialize(request_id: int | str, params: Any, session: Session) -> Verdict
     version = params.get("clientVersion") if isinstance(params, dict) else None
     match = VERSION_PREFIX.match(version) if type(version) is str else None
     if match is None:
-        return Verdict(Expected(request_id, INVALID_PARAMS, f"initialize {params!r}"), False)
+        return Verdict(Expected(request_id, INVALID_PARAMS, f"initialize {params!r}"), None)
     major = match.group(1).lstrip("0") or "0"
     if major != SERVER_MAJOR:
         answer = Expected(request_id, VERSION_MISMATCH, f"clientVersion {version!r}", major=major)

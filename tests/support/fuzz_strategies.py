@@ -162,7 +162,7 @@ BAD_VERSIONS: list[Any] = ["", "1", "v1.0", "1.", ".1", "1,0", " 1.0", "1 .0", "
 BAD_VERSIONS += ["\u0661.\u0660", "\uff11.\uff10", 1, 1.0, None, True, [], {}, ["1.0"]]
 OTHER_MAJORS = ["2.0", "0.9", "10.0", "11.1", "02.0", "99999999999999999999.0", "0.0"]
 
-extra_fields = st.dictionaries(
+extra_fields: st.SearchStrategy[dict[str, Any]] = st.dictionaries(
     st.sampled_from(["jsonrpc", "x", "trace", "\u00e9", "params2", "Id", "METHOD"]),
     st.sampled_from(["2.0", 1, None, [], {"a": [1, {"b": None}]}, "\u00e9"]),
     max_size=2,

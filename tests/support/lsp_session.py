@@ -60,7 +60,7 @@ async def stop_client(client: LanguageClient) -> None:
     if server is not None and server.returncode is None:
         server.kill()
         await server.wait()
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]
 
 
 def capabilities(

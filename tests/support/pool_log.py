@@ -46,9 +46,10 @@ def start(tmp_path: Path, log_path: Path, *extra: str) -> ServerProcess:
 
 
 def ready_workers(log_path: Path, count: int) -> list[dict[str, Any]]:
-    return wait_for(
+    ready: list[dict[str, Any]] = wait_for(
         lambda: len(events(log_path, "worker_ready")) >= count and events(log_path, "worker_ready")
     )
+    return ready
 
 
 def live_worker_pids(log_path: Path) -> set[int]:
@@ -65,5 +66,6 @@ def worker_pid_for(tmp_path: Path, log_path: Path, name: str, size: int = 2) -> 
     index = zlib.crc32(str(tmp_path / name).encode()) % size
     live = live_worker_pids(log_path)
     ready = [e["worker"] for e in events(log_path, "worker_ready")]
-    (pid,) = {w["pid"] for w in ready if w["index"] == index and w["pid"] in live}
+    pids: set[int] = {w["pid"] for w in ready if w["index"] == index and w["pid"] in live}
+    (pid,) = pids
     return pid

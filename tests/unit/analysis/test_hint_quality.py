@@ -48,7 +48,7 @@ def all_findings() -> Iterator[tuple[str, Finding]]:
 
 def labelled() -> list[tuple[corpus.Label, Finding | None]]:
     """Every label of both sets, with the hint given there (if any)."""
-    out = []
+    out: list[tuple[corpus.Label, Finding | None]] = []
     for path, by_key in corpus.labels().items():
         got = {(f.metric, f.start_line): f for f in corpus.findings(path)}
         unlabelled = set(got) - set(by_key)
@@ -336,8 +336,8 @@ def test_5_and_8_extracted_blocks_move_out_as_they_are() -> None:
         if len(block) == 1:
             only = block[0]
             assert not isinstance(only, ast.Expr | ast.Assign | ast.Return), where  # a call
-            guard = isinstance(only, ast.If) and len(only.body) == 1 and not only.orelse
-            assert not (guard and isinstance(only.body[0], ast.Raise | ast.Return)), where
+            if isinstance(only, ast.If) and len(only.body) == 1 and not only.orelse:  # a guard
+                assert not isinstance(only.body[0], ast.Raise | ast.Return), where
     assert seen, "no extraction on the whole corpus: the check checked nothing"
 
 

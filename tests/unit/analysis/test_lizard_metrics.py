@@ -48,7 +48,10 @@ def _by_line(text: str) -> dict[int, tuple[int, int, int, int]]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
     assert set(result) == defs
-    return {line: tuple(values) for (line, _), values in result.items()}
+    return {
+        line: (values.nloc, values.param_count, values.nesting_depth, values.ccn)
+        for (line, _), values in result.items()
+    }
 
 
 def _lizard() -> Any:

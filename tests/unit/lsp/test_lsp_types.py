@@ -54,7 +54,7 @@ SENT: list[tuple[Any, Any]] = [
 
 
 @pytest.mark.parametrize(("struct", "kind"), SENT, ids=lambda v: type(v).__name__)
-def test_what_the_server_sends_is_the_specification_s_type(struct: Any, kind: type) -> None:
+def test_what_the_server_sends_is_the_specification_s_type(struct: Any, kind: type[object]) -> None:
     sent = msgspec.to_builtins(struct)
     structured = converter.structure(sent, kind)
     assert converter.unstructure(structured) == sent
@@ -120,7 +120,7 @@ RECEIVED: list[tuple[Any, type]] = [
 
 
 @pytest.mark.parametrize(("value", "struct"), RECEIVED, ids=lambda v: type(v).__name__)
-def test_what_clients_send_decodes_to_the_same_fields(value: Any, struct: type) -> None:
+def test_what_clients_send_decodes_to_the_same_fields(value: Any, struct: type[object]) -> None:
     decoded = ours.decode_params(msgspec.Raw(lsp_json(value)), struct)
     # Every field the Struct declares carries what the lsprotocol value said.
     assert msgspec.to_builtins(decoded) == _pick(
@@ -152,4 +152,5 @@ def test_real_editors_initialize_params(capabilities: Any) -> None:
         general.get("positionEncodings")
     )
     text = raw["capabilities"].get("textDocument", {})
+    assert params.capabilities.textDocument is not None
     assert (params.capabilities.textDocument.diagnostic is not None) == ("diagnostic" in text)

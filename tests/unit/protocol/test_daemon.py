@@ -67,7 +67,7 @@ def test_write_all_finishes_a_short_gathering_write(
     def short_writev(fd: int, parts: Sequence[bytes | memoryview]) -> int:
         return os.write(fd, b"".join(parts)[:3])  # as a signal would cut it
 
-    monkeypatch.setattr(daemon.os, "writev", short_writev)
+    monkeypatch.setattr(os, "writev", short_writev)  # what write_all calls
     write_all(write_fd, [b"head", b"-body-", b"tail"])
     assert read_exactly(read_fd, 14) == b"head-body-tail"
 

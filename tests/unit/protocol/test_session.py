@@ -34,6 +34,7 @@ from gzguide.messages import (
     AnalyzeResponse,
     AnalyzeResult,
     AnalyzeTextParams,
+    BufferText,
     EmptyResult,
     ErrorResponse,
     Hint,
@@ -267,7 +268,8 @@ def test_initialize_bad_params_is_invalid_params_and_client_may_retry(
     assert decoded["id"] == 4
     assert decoded["error"]["code"] == INVALID_PARAMS
     assert reply.stop is None
-    assert new.state is State.NEW
+    refused_in = new.state
+    assert refused_in is State.NEW
     decoded, _ = answer(new, init(5))
     assert decoded["result"]["capabilities"] == ["analyze"]
     assert new.state is State.READY
@@ -1198,7 +1200,7 @@ def test_a_text_known_again_is_neither_decoded_nor_hashed() -> None:
         again = texts.decode(body % (request_id, cursor))
         assert again is not None and again.text is first.text, cursor
         assert again.id == request_id and again.text.digest() is digest
-    assert again.params == AnalyzeParams("m.py", 5)
+    assert again is not None and again.params == AnalyzeParams("m.py", 5)
     # Where the token is neither as far from the start nor from the end: decoded in full.
     moved = texts.decode(body % (50_000, b',"cursor_position":12345'))
     assert moved is not None and moved.text is not first.text
@@ -1213,13 +1215,19 @@ def test_a_text_known_again_is_neither_decoded_nor_hashed() -> None:
 def test_the_texts_held_are_bounded_by_count_and_bytes() -> None:
     texts = TextRequests(max_texts=2, max_bytes=100)
     body = b'{"id":1,"method":"analyze","params":{"file_path":"m.py","text":"%b"}}'
-    held = [texts.decode(body % n) for n in (b"a", b"b", b"c")]
-    assert [t is not None and t.text for t in held]
-    assert texts.decode(body % b"a").text is not held[0].text  # the oldest went first
-    assert texts.decode(body % b"c").text is held[2].text
-    big = texts.decode(body % (b"x" * 97))
-    assert big is not None and texts.decode(body % (b"x" * 97)).text is big.text
-    assert texts.decode(body % b"c").text is not held[2].text  # 99 + 3 bytes are too many
+
+    def text_of(text: bytes) -> BufferText | None:
+        decoded = texts.decode(body % text)
+        assert decoded is not None
+        return decoded.text
+
+    held = [text_of(n) for n in (b"a", b"b", b"c")]
+    assert all(t is not None for t in held)
+    assert text_of(b"a") is not held[0]  # the oldest went first
+    assert text_of(b"c") is held[2]
+    big = text_of(b"x" * 97)
+    assert big is not None and text_of(b"x" * 97) is big
+    assert text_of(b"c") is not held[2]  # 99 + 3 bytes are too many
 
 
 def test_one_pass_decoding_declines_what_it_must_not_answer() -> None:
