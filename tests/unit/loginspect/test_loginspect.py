@@ -24,6 +24,19 @@ from gzguide.percentile import percentile
 BASE = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 
 
+@pytest.fixture(autouse=True)
+def sigpipe_kept() -> Iterator[None]:
+    """Put back the SIGPIPE disposition of pytest's own process after each test.
+
+    cli.main, called in-process here, sets SIGPIPE to its default so that a report
+    piped into ``head`` ends quietly; left so, a later test that writes to a closed
+    pipe on purpose (expecting EPIPE, as the servers get it) would kill the whole run.
+    """
+    saved = signal.getsignal(signal.SIGPIPE)
+    yield
+    signal.signal(signal.SIGPIPE, saved)
+
+
 def ts(seconds: float) -> str:
     moment = BASE + timedelta(seconds=seconds)
     return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
