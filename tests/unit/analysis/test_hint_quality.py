@@ -336,8 +336,12 @@ def test_5_and_8_extracted_blocks_move_out_as_they_are() -> None:
         if len(block) == 1:
             only = block[0]
             assert not isinstance(only, ast.Expr | ast.Assign | ast.Return), where  # a call
-            if isinstance(only, ast.If) and len(only.body) == 1 and not only.orelse:  # a guard
-                assert not isinstance(only.body[0], ast.Raise | ast.Return), where
+            assert not (  # a guard: one raise or return under an if
+                isinstance(only, ast.If)
+                and len(only.body) == 1
+                and not only.orelse
+                and isinstance(only.body[0], ast.Raise | ast.Return)
+            ), where
     assert seen, "no extraction on the whole corpus: the check checked nothing"
 
 
