@@ -1,0 +1,1 @@
+"""The real server or CLI as a subprocess, over real pipes."""

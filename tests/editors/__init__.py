@@ -1,0 +1,1 @@
+"""A real editor (headless Neovim) showing the hints (slow)."""

@@ -1,0 +1,1 @@
+"""Fuzzing both modes over real pipes against independent models (slow)."""

@@ -1,0 +1,1 @@
+"""Bounded soaks of both modes: long replayed editing sessions (slow)."""

@@ -1,0 +1,1 @@
+"""Tests of one package or module of gzguide, in-process."""

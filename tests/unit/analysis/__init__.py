@@ -1,0 +1,1 @@
+"""gzguide.analysis: metrics, facts, moves, policy, the engine and its hints."""

@@ -1,0 +1,1 @@
+"""The benchmark suite's own parts."""

@@ -1,0 +1,1 @@
+"""gzguide.loginspect: the summary of a server's logs."""

@@ -1,0 +1,1 @@
+"""gzguide.lsp's parts on their own, and its types against lsprotocol's."""

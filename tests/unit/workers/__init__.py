@@ -1,0 +1,1 @@
+"""gzguide.workers without processes: caches, the memo and the scheduler's rules."""
