@@ -5,12 +5,12 @@ the section its rule names."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from gzguide.analysis.moves.catalog import RULES
 from gzguide.analysis.moves.kinds import Kind
+from support.paths import DOCS
 
-HINTS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "hints.md"
+HINTS_PAGE = DOCS / "hints.md"
 _HEADING = re.compile(r"^#{1,6} (.+)$", re.M)
 _ROW = re.compile(r"^\| `([a-z_]+)` \| ([a-z]+) \| .+ \| \[[^]]+\]\(#([a-z0-9_-]+)\) \|$", re.M)
 

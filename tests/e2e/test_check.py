@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tables import table
+from support.paths import REPO
+from support.tables import table
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 FINDING_FIELDS = (
     "file_path",
     "line",
