@@ -5,6 +5,7 @@ the section its rule names."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from gzguide.analysis.moves.catalog import RULES
 from gzguide.analysis.moves.kinds import Kind
@@ -61,3 +62,16 @@ def test_the_hints_page_lists_every_kind_with_its_family_and_section() -> None:
         # The rule's section, or one of the kind's own within it.
         assert anchor in {r.doc for r in rules} | {kind.value}, kind
         assert anchor in anchors, kind
+
+
+def test_every_kind_has_a_test_in_its_familys_test_file() -> None:
+    """Adding a rule is one function, one decorator, one test file, one doc section:
+    the family's test file names each kind its rules give (``Kind.NAME``)."""
+    here = Path(__file__).resolve().parent
+    missing = []
+    for kind in Kind:
+        files = {here / f"test_{r.family}.py" for r in RULES if kind in r.kinds}
+        texts = [f.read_text("utf-8") for f in files if f.exists()]
+        if not any(f"Kind.{kind.name}" in t for t in texts):
+            missing.append(kind.value)
+    assert not missing

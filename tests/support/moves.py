@@ -1,0 +1,66 @@
+"""What the tests of moves share: a threshold table that puts every function metric in
+band, and short ways to get the hints of a piece of code."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from radon.visitors import ComplexityVisitor
+
+from gzguide.analysis.engine import analyze_bytes
+from gzguide.analysis.facts.walk import view_of
+from gzguide.analysis.model import Finding
+from gzguide.analysis.moves.extract import Examiner, Extraction
+from gzguide.analysis.policy.thresholds import parse_thresholds
+from support import tables
+
+#: Every function metric in band from 1 up (no gate): whatever the detector finds,
+#: the test sees it.
+OPEN = parse_thresholds(
+    tables.table(
+        ("radon_cc", 2, "advise"),
+        ("lizard_nloc", 1, "advise"),
+        ("lizard_nloc", 3, "warn"),
+        ("lizard_nesting_depth", 1, "advise"),
+        ("lizard_param_count", 1, "advise"),
+        ("cohesion_lcom4", 2, "advise"),
+    ),
+    "test",
+)
+
+
+def hints(source: str, metric: str | None = None) -> list[Finding]:
+    found = analyze_bytes(textwrap.dedent(source).encode(), OPEN).findings
+    return [f for f in found if metric is None or f.metric == metric]
+
+
+def move(source: str, metric: str = "radon_cc") -> Finding:
+    (only,) = hints(source, metric)
+    return only
+
+
+def kinds(source: str) -> list[str]:
+    """The kind of move of every hint given for the source (``census`` for a census)."""
+    return [f.kind for f in hints(source)]
+
+
+def moves(source: str) -> str:
+    """Every move given for the source, one per line (a move is given once, for
+    whichever concern speaks first)."""
+    return "\n".join(f.move for f in hints(source))
+
+
+def radon(source: str) -> int:
+    value: int = ComplexityVisitor.from_code(textwrap.dedent(source)).functions[0].complexity
+    return value
+
+
+def examined(source: str, line: int, is_method: bool = True) -> Extraction | str:
+    """The examiner's verdict on the compound statement at ``line`` of a method (or
+    of a plain function)."""
+    tree = ast.parse(textwrap.dedent(source))
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+    view = view_of(node)
+    (stmt,) = [s for s in view.statements if s.line == line]
+    return Examiner(view, is_method=is_method).examine((stmt,))

@@ -1,0 +1,92 @@
+"""Boolean moves: membership, isinstance tuples, tuple comparisons, returned tests.
+
+Each detector on the smallest code that shows its shape, and on the code that looks
+like it but is not (a move must be true of the code it is about). Where a move claims
+points off radon's complexity, the test writes the rewrite the move describes and
+measures both versions with radon: the claim is the difference.
+"""
+
+from __future__ import annotations
+
+from gzguide.analysis.moves.kinds import Kind
+from support.moves import kinds, move, radon
+
+
+def test_chained_equality_is_membership() -> None:
+    source = """
+    def is_vowel(c):
+        return c == 'a' or c == 'e' or c == 'i'
+    """
+    f = move(source)
+    assert f.kind == Kind.MEMBERSHIP
+    assert "`c in ('a', 'e', 'i')`" in f.move and "2 points less" in f.move
+    assert radon(source) - radon("def is_vowel(c):\n    return c in ('a', 'e', 'i')\n") == 2
+
+
+def test_isinstance_tests_become_one() -> None:
+    source = """
+    def numeric(v):
+        return isinstance(v, int) or isinstance(v, float)
+    """
+    assert Kind.ISINSTANCE_TUPLE in kinds(source)
+    assert "`isinstance(v, (int, float))`" in move(source).move
+
+
+def test_if_return_true_else_false_is_return_the_test() -> None:
+    source = """
+    def adult(p):
+        if p.age >= 18:
+            return True
+        return False
+    """
+    f = move(source)
+    assert f.kind == Kind.BOOL_RETURN
+    assert "`return p.age >= 18`" in f.move and "1 point less" in f.move
+
+
+def test_a_non_boolean_test_is_wrapped_in_bool() -> None:
+    source = """
+    def named(p):
+        if p.name:
+            return True
+        else:
+            return False
+    """
+    assert "`return bool(p.name)`" in move(source).move
+    # Predicates that return a bool need no wrapping; a method of the same name on an
+    # object the code does not know might not.
+    predicate = source.replace("p.name", "os.path.isfile(p)")
+    assert "`return os.path.isfile(p)`" in move(predicate).move
+    assert (
+        "`return p.name.startswith('_')`"
+        in move(source.replace("p.name", "p.name.startswith('_')")).move
+    )
+    assert "`return bool(p.exists())`" in move(source.replace("p.name", "p.exists()")).move
+
+
+def test_field_by_field_equality_is_a_tuple_comparison() -> None:
+    source = """
+    def same(a, b):
+        return a.x == b.x and a.y == b.y and a.z == b.z
+    """
+    f = move(source)
+    assert f.kind == Kind.TUPLE_COMPARE
+    assert "`(a.x, a.y, a.z) == (b.x, b.y, b.z)`" in f.move and "2 points less" in f.move
+
+
+def test_an_and_or_whose_middle_is_always_true_is_a_conditional_expression() -> None:
+    source = """
+    def label(count):
+        return count == 1 and "item" or "items"
+    """
+    f = move(source)
+    assert f.kind == Kind.CONDITIONAL
+    assert f.move == (
+        "`count == 1 and 'item' or 'items'` on line 3 is a conditional expression: "
+        "`'item' if count == 1 else 'items'`, 1 point less."
+    )
+    after = 'def label(count):\n    return "item" if count == 1 else "items"\n'
+    assert radon(source) - radon(after) == 1
+    # A middle value that may be false makes `a and b or c` differ from `b if a else c`.
+    maybe_false = source.replace('"item"', "name").replace("(count)", "(count, name)")
+    assert Kind.CONDITIONAL not in kinds(maybe_false)

@@ -1,0 +1,228 @@
+"""Conditional moves: merged ifs, elif, guard clauses, no else, same arms.
+
+Each detector on the smallest code that shows its shape, and on the code that looks
+like it but is not (a move must be true of the code it is about). Where a move claims
+points off radon's complexity, the test writes the rewrite the move describes and
+measures both versions with radon: the claim is the difference.
+"""
+
+from __future__ import annotations
+
+from gzguide.analysis.moves.kinds import Kind
+from support.moves import hints, kinds, move, moves
+
+
+def test_an_if_holding_only_an_if_merges() -> None:
+    source = """
+    def ship(order, express):
+        for line in order.lines:
+            if order.paid:
+                if line.ready:
+                    line.ship(express)
+    """
+    assert Kind.MERGE_IFS in kinds(source)
+    assert "`if order.paid and line.ready:`" in moves(source)
+
+
+def test_else_holding_only_an_if_is_elif() -> None:
+    source = """
+    def grade(score):
+        if score > 90:
+            return 'A'
+        else:
+            if score > 80:
+                return 'B'
+            else:
+                return 'C'
+    """
+    assert Kind.ELSE_IF in kinds(source)
+    assert "making it an `elif`" in moves(source)
+
+
+def test_a_condition_wrapping_the_loop_body_is_a_continue_guard() -> None:
+    source = """
+    def bill(orders, out):
+        for order in orders:
+            if order.open:
+                total = order.total()
+                tax = order.tax()
+                for line in order.lines:
+                    if line.taxed:
+                        out.append((order, line, total + tax))
+                    else:
+                        out.append((order, line, total))
+    """
+    assert Kind.CONTINUE_GUARD in kinds(source)
+    assert "`if not order.open: continue` lets lines 5-11 move out a level" in moves(source)
+
+
+def test_a_short_wrapped_loop_body_keeps_its_level() -> None:
+    source = """
+    def bill(orders, out):
+        for order in orders:
+            if order.open:
+                total = order.total()
+                for line in order.lines:
+                    out.append((order, line, total))
+    """
+    assert "continue" not in moves(source)
+
+
+def test_a_guard_around_plain_statements_is_not_worth_a_level() -> None:
+    source = """
+    def bill(orders, out):
+        for order in orders:
+            if order.open:
+                total = order.total()
+                out.append(total)
+    """
+    assert "continue" not in moves(source)
+
+
+def test_identical_adjacent_arms_join() -> None:
+    source = """
+    def kind(x, out):
+        if x < 0:
+            out.append('neg')
+        elif x == 0:
+            out.append('small')
+            out.append(x)
+        elif x < 10:
+            out.append('small')
+            out.append(x)
+        else:
+            out.append('big')
+    """
+    assert Kind.SAME_ARMS in kinds(source)
+    assert "The arms on lines 5 and 8 run the same code" in moves(source)
+
+
+def test_the_short_else_of_an_if_ending_the_function_goes_first() -> None:
+    source = """
+    def write_dict(self, d):
+        if d:
+            self.begin("dict")
+            for key, value in sorted(d.items()):
+                if not isinstance(key, str):
+                    raise TypeError("keys must be strings")
+                self.element("key", key)
+                self.write_value(value)
+            self.end("dict")
+        else:
+            self.element("dict")
+    """
+    assert Kind.ELSE_GUARD in kinds(source)
+    assert (
+        "The `else` of the `if` on line 3 is the short case: put it first, under `not d` "
+        "and followed by `return`, and lines 4-10 move out a level."
+    ) in moves(source)
+    # Not where more follows the if, nor where the else leaves in its own way.
+    assert "short case" not in moves(source + "    self.flush()\n")
+    assert "short case" not in moves(source.replace('self.element("dict")', "yield None"))
+
+
+def test_a_loop_alone_under_an_else_after_a_return_moves_out() -> None:
+    source = """
+    def contains(self, item):
+        if self.complete:
+            return item in self.cache
+        else:
+            for i in self:
+                if i == item:
+                    return True
+                elif i > item:
+                    return False
+        return False
+    """
+    assert Kind.NO_ELSE in kinds(source)
+    assert (
+        "The `if` on line 3 ends in a `return`, so its `else` is not needed: "
+        "lines 6-10 can move out a level."
+    ) in moves(source)
+    short = source.replace(
+        """for i in self:
+                if i == item:
+                    return True
+                elif i > item:
+                    return False""",
+        """for i in self:
+                note(i)""",
+    )
+    assert "is not needed" not in moves(short)
+
+
+def test_an_elif_holding_only_an_if_merges() -> None:
+    source = """
+    def is_marker(expr):
+        if isinstance(expr, Name):
+            return expr.id == 'marker'
+        elif isinstance(expr, Attribute):
+            if isinstance(expr.value, Name):
+                return expr.attr == 'marker'
+        return False
+    """
+    assert "`elif isinstance(expr, Attribute) and isinstance(expr.value, Name):`" in moves(source)
+
+
+def test_a_whole_body_wrapped_in_one_if_gets_a_return_guard() -> None:
+    source = """
+    def verify(self, kwargs):
+        if self.spec:
+            for name in self.spec.names:
+                if name not in kwargs:
+                    default = self.spec.defaults.get(name)
+                    kwargs[name] = default
+                    warn(f"{name} not given")
+                else:
+                    check(kwargs[name])
+    """
+    assert Kind.RETURN_GUARD in kinds(source)
+    assert "`if not self.spec: return` lets lines 4-10 move out a level" in moves(source)
+
+
+NESTED_BOTH_WAYS = """
+def capture(on):
+    global saved
+    if on:
+        if saved is None:
+            saved = hooks.show
+            hooks.show = show
+    else:
+        if saved is not None:
+            hooks.show = saved
+            saved = None
+"""
+
+
+def test_an_elif_is_no_nesting_move_while_the_other_branch_stays_as_deep() -> None:
+    assert hints(NESTED_BOTH_WAYS, "lizard_nesting_depth") == []
+
+
+def test_an_elif_is_the_nesting_move_when_its_branch_is_the_deepest() -> None:
+    source = NESTED_BOTH_WAYS.replace(
+        "        if saved is None:\n"
+        "            saved = hooks.show\n"
+        "            hooks.show = show\n",
+        "        saved = hooks.show\n",
+    )
+    (found,) = hints(source, "lizard_nesting_depth")
+    assert found.move.startswith("The `else` of the `if` on line 4 holds only the `if` on line 7")
+
+
+def test_an_else_after_a_raise_goes_before_any_extraction() -> None:
+    source = """
+    def data(self, msg):
+        self.put("data")
+        code, reply = self.get()
+        if code != 354:
+            raise DataError(code, reply)
+        else:
+            if isinstance(msg, str):
+                msg = fix(msg)
+            q = quote(msg)
+            if q[-2:] != END:
+                q = q + END
+            self.send(q)
+            return self.get()
+    """
+    assert "ends in a `raise`, so its `else` is not needed" in move(source).move

@@ -1,0 +1,200 @@
+"""Copies: a block or a function the file writes twice.
+
+Each detector on the smallest code that shows its shape, and on the code that looks
+like it but is not (a move must be true of the code it is about). Where a move claims
+points off radon's complexity, the test writes the rewrite the move describes and
+measures both versions with radon: the claim is the difference.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from gzguide.analysis.facts.twins import differences
+from gzguide.analysis.moves.kinds import Kind
+from support.moves import hints, moves
+
+
+def test_a_block_written_twice_is_one_helper_for_both() -> None:
+    source = """
+    class Parser:
+        def set(self, section, option, value):
+            if option is None:
+                log(option)
+            if not section or section == self.default:
+                sectdict = self._defaults
+            else:
+                try:
+                    sectdict = self._sections[section]
+                except KeyError:
+                    raise NoSectionError(section) from None
+            sectdict[self.xform(option)] = value
+            self.changed = True
+            self.notify(section)
+            self.count += 1
+
+        def remove(self, section, option):
+            if option is None:
+                log(option)
+            if not section or section == self.default:
+                sectdict = self._defaults
+            else:
+                try:
+                    sectdict = self._sections[section]
+                except KeyError:
+                    raise NoSectionError(section) from None
+            existed = option in sectdict
+            self.changed = True
+            self.notify(section)
+            self.count += 1
+            return existed
+    """
+    found = {f.start_line: f.move for f in hints(source, "radon_cc")}
+    assert found[3].startswith(
+        "Lines 6-12 (the `if`/`else`) repeat lines 21-27 (in `remove`) word for"
+    )
+    assert "one helper that takes `section` and returns `sectdict` can serve both" in found[3]
+    assert "repeat lines 6-12 (in `set`)" in found[18]
+
+
+def test_copies_differing_in_more_than_two_places_are_not_twins() -> None:
+    def loop(name: str, attr: str, value: int) -> ast.AST:
+        return ast.parse(f"for {name} in xs:\n    if {name}.{attr}:\n        f({value})\n").body[0]
+
+    assert differences(loop("x", "a", 1), loop("x", "a", 1)) == set()
+    assert differences(loop("x", "a", 1), loop("x", "a", 2)) == {("1", "2")}
+    assert differences(loop("x", "a", 1), loop("y", "b", 2)) is None
+
+
+#: Two methods that differ only in the header they read and the prefix they build.
+AUTH = """
+class Opener:
+    def on_401(self, url, headers, retry=False):
+        if "www-authenticate" not in headers:
+            return self.default(url)
+        scheme, realm = parse(headers["www-authenticate"])
+        if scheme.lower() != "basic" or not retry:
+            return self.default(url)
+        return getattr(self, "retry_" + self.type)(url, realm)
+
+    def on_407(self, url, headers, retry=False):
+        if "proxy-authenticate" not in headers:
+            return self.default(url)
+        scheme, realm = parse(headers["proxy-authenticate"])
+        if scheme.lower() != "basic" or not retry:
+            return self.default(url)
+        return getattr(self, "retry_proxy_" + self.type)(url, realm)
+"""
+
+
+def test_a_function_written_twice_is_one_helper_taking_what_differs() -> None:
+    assert {f.kind for f in hints(AUTH, "radon_cc")} == {Kind.COPIED_FUNCTION}
+    found = {f.start_line: f.move for f in hints(AUTH, "radon_cc")}
+    assert found[3] == (
+        "`on_407` (lines 11-17) is this method but for `'proxy-authenticate'` and "
+        "`'retry_proxy_'` (here `'www-authenticate'`, `'retry_'`): one helper taking "
+        "them as parameters can serve both."
+    )
+    assert found[11].startswith("`on_401` (lines 3-9) is this method but for `'www-authenticate'`")
+
+
+def test_a_copy_word_for_word_in_a_sibling_class_belongs_in_a_class_they_share() -> None:
+    source = AUTH.replace("proxy-authenticate", "www-authenticate").replace(
+        "retry_proxy_", "retry_"
+    )
+    split = source.replace("    def on_407", "class Other:\n    def on_407")
+    same = {f.start_line: f.move for f in hints(source, "radon_cc")}
+    assert same[3] == (
+        "`on_407` (lines 11-17) is this method word for word: keep one and have the other call it."
+    )
+    apart = {f.start_line: f.move for f in hints(split, "radon_cc")}
+    assert apart[3] == (
+        "`Other.on_407` (lines 12-18) is this method word for word: "
+        "one definition in a class they share can serve both."
+    )
+
+
+#: ``first`` and ``second`` of one shape: the first reads ``{a}``, the second ``{b}``.
+PAIR = """
+def first(rows, key):
+    for row in rows:
+        if {a}:
+            return row
+    log(rows, key)
+    return None
+
+def second(rows, key):
+    for row in rows:
+        if {b}:
+            return row
+    log(rows, key)
+    return None
+"""
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "named"),
+    [
+        ("match(row, key)", "match(row, KEY)", True),  # a global the helper can take
+        ("row.name == key", "row.name == KEY", True),
+        ("match(row, key)", "match(key, row)", False),  # two names change places
+        ("match(row, key)", "match(row, rows)", False),  # another parameter stands in
+        ("match(row, 1)", "match(row.parent, 1)", False),  # the loop's own variable
+        ("row.name == key", "row.size == key", False),  # the same, an attribute of it
+    ],
+)
+def test_a_copy_is_named_only_where_a_caller_could_pass_what_differs(
+    a: str, b: str, named: bool
+) -> None:
+    given = " ".join(f.move for f in hints(PAIR.format(a=a, b=b), "radon_cc"))
+    assert ("is this function" in given) is named, given
+
+
+def test_alternative_definitions_of_one_name_are_no_copies() -> None:
+    source = """
+    if sys.platform == "win32":
+        def home(env):
+            if "HOME" in env:
+                return env["HOME"]
+            drive = env.get("HOMEDRIVE") or "C:"
+            return drive + env.get("HOMEPATH", "")
+    else:
+        def home(env):
+            if "HOME" in env:
+                return env["HOME"]
+            drive = env.get("XDG") or "/"
+            return drive + env.get("USER", "")
+    """
+    assert "is this function" not in moves(source)
+
+
+def test_a_copy_among_several_says_how_many_more() -> None:
+    source = """
+    class Path:
+        def is_dir(self):
+            try:
+                return S_ISDIR(self.stat().st_mode)
+            except OSError as e:
+                if not ignore(e):
+                    raise
+                return False
+    """
+    body = textwrap.dedent(source)
+    for name, test in (("is_file", "S_ISREG"), ("is_fifo", "S_ISFIFO"), ("is_socket", "S_ISSOCK")):
+        body += (
+            f"    def {name}(self):\n"
+            "        try:\n"
+            f"            return {test}(self.stat().st_mode)\n"
+            "        except OSError as e:\n"
+            "            if not ignore(e):\n"
+            "                raise\n"
+            "            return False\n"
+        )
+    found = {f.start_line: f.move for f in hints(body, "radon_cc")}
+    assert found[3] == (
+        "`is_file` (lines 10-16) is this method but for `S_ISREG` (here `S_ISDIR`), "
+        "and 2 others copy it too: one helper taking parameters for what differs can serve all."
+    )

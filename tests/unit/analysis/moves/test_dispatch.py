@@ -1,0 +1,186 @@
+"""Chains of cases: dispatch tables, short switches, dict lookups, tables of cases.
+
+Each detector on the smallest code that shows its shape, and on the code that looks
+like it but is not (a move must be true of the code it is about). Where a move claims
+points off radon's complexity, the test writes the rewrite the move describes and
+measures both versions with radon: the claim is the difference.
+"""
+
+from __future__ import annotations
+
+from gzguide.analysis.moves.kinds import Kind
+from support.moves import move, moves
+
+
+def test_ifs_that_differ_only_in_their_values_are_a_table() -> None:
+    source = """
+    def check(node, fail):
+        if isinstance(node, Yield):
+            fail('no yield here', node.lineno)
+        if isinstance(node, Await):
+            fail('no await here', node.lineno)
+        if isinstance(node, Named):
+            fail('no walrus here', node.lineno)
+        return node
+    """
+    assert "The 3 `if`s at lines 3-8 do the same thing with other values" in moves(source)
+    different = source.replace("fail('no walrus here', node.lineno)", "node.walrus = True")
+    assert "same thing" not in moves(different)
+
+
+def test_an_isinstance_chain_is_a_switch_on_type() -> None:
+    source = """
+    def render(node):
+        if isinstance(node, Text):
+            return node.value
+        elif isinstance(node, Bold):
+            return '**' + node.text + '**'
+        elif isinstance(node, Link):
+            return f'[{node.text}]({node.url})'
+        raise TypeError(node)
+    """
+    f = move(source)
+    assert f.kind == Kind.SHORT_SWITCH
+    assert f.archetype == "switch_on_type"
+    assert "lines 3-8" in f.move and "3 short arms: clear as it is" in f.move
+    longer = source.replace(
+        "        raise TypeError(node)",
+        "        elif isinstance(node, Code):\n            return node.text\n"
+        "        raise TypeError(node)",
+    )
+    f = move(longer)
+    assert f.kind == Kind.SHORT_SWITCH
+    assert f.archetype == "switch_on_type"
+    # Four one-line arms are still a short chain ...
+    assert "lines 3-10" in f.move and "4 short arms: clear as it is" in f.move
+    # ... four arms that do more are handlers waiting to be written.
+    longest = longer.replace(
+        "            return node.text\n",
+        "            text = escape(node.text)\n            return text\n",
+    )
+    f = move(longest)
+    assert f.kind == Kind.DISPATCH_TABLE
+    assert f.archetype == "switch_on_type"
+    assert "singledispatch" in f.move and "lines 3-11" in f.move
+
+
+def test_a_tag_ladder_is_a_switch_on_type() -> None:
+    source = """
+    def handle(msg):
+        if msg['type'] == 'open':
+            return opened(msg)
+        if msg['type'] == 'close':
+            return closed(msg)
+        if msg['type'] == 'data':
+            return received(msg)
+        return None
+    """
+    assert move(source).archetype == "switch_on_type"
+
+
+def test_a_chain_mapping_values_to_values_is_a_table() -> None:
+    source = """
+    def label(code):
+        if code == 1:
+            return 'one'
+        elif code == 2:
+            return 'two'
+        elif code == 3:
+            return 'three'
+        return 'many'
+    """
+    f = move(source)
+    assert f.kind == Kind.DICT_LOOKUP
+    assert f.archetype == "unclassified" and "dict lookup" in f.move
+
+
+def test_two_arms_are_not_a_dispatch() -> None:
+    source = """
+    def render(node, deep):
+        if isinstance(node, Text):
+            return node.value
+        elif isinstance(node, Bold):
+            return node.text
+        return deep and node or None
+    """
+    assert move(source).archetype == "unclassified"
+
+
+def test_a_code_handed_in_picks_behaviour_is_a_primitive() -> None:
+    source = """
+    def render(fmt, rows, out):
+        if fmt == 'csv':
+            out.write(header(rows))
+            write_csv(rows, out)
+        elif fmt == 'json':
+            json.dump(rows, out)
+        elif fmt == 'html':
+            out.write('<table>')
+            write_rows(rows, out)
+            out.write('</table>')
+        elif fmt == 'text':
+            for row in rows:
+                print(row, file=out)
+    """
+    f = move(source)
+    assert f.kind == Kind.DISPATCH_TABLE
+    assert f.archetype == "primitive_obsession"
+    assert "by the code of `fmt` in 4 arms" in f.move
+
+
+def test_a_code_whose_arms_differ_only_in_values_is_a_table() -> None:
+    source = """
+    def show_help(what, name):
+        if what == 'lexer':
+            cls = find_lexer(name)
+            print(f"Help on the {cls.name} lexer:")
+        elif what == 'formatter':
+            cls = find_formatter(name)
+            print(f"Help on the {cls.name} formatter:")
+        elif what == 'filter':
+            cls = find_filter(name)
+            print(f"Help on the {cls.name} filter:")
+    """
+    f = move(source)
+    assert f.kind == Kind.TABLE_OF_CASES
+    assert f.archetype == "primitive_obsession"
+    assert "do the same thing with other values" in f.move
+
+
+def test_the_name_a_special_method_is_asked_for_is_no_code() -> None:
+    source = """
+    def __getattr__(name):
+        if name == 'Tree':
+            warn('Tree moved')
+            from .tree import Tree
+            return Tree
+        elif name == 'registry':
+            warn('registry is private')
+            return _REGISTRY
+        elif name == 'schemas':
+            warn('schemas is private')
+            return _SCHEMAS
+        raise AttributeError(name)
+    """
+    assert move(source).archetype != "primitive_obsession"
+
+
+def test_two_ifs_are_one_helper_only_when_they_are_near_copies() -> None:
+    source = """
+    def check(rel, expected, limit):
+        if rel is not None:
+            note(rel)
+        if not isinstance(rel, (int, float)):
+            raise TypeError(
+                f"relative tolerance must be a number, got {type(rel).__name__}"
+            )
+        if not isinstance(expected, SupportsAbs):
+            raise TypeError(
+                f"expected value must support abs, got {type(expected).__name__}"
+            )
+        return limit
+    """
+    assert "do the same thing with other values" not in moves(source)
+    near = source.replace("expected value must support abs", "relative tolerance must be a number")
+    near = near.replace("isinstance(expected, SupportsAbs)", "isinstance(expected, (int, float))")
+    assert "do the same thing with other values: one helper" in moves(near)

@@ -1,0 +1,416 @@
+"""Extract Function: the blocks that can move into a helper, and those that cannot.
+
+Each detector on the smallest code that shows its shape, and on the code that looks
+like it but is not (a move must be true of the code it is about). Where a move claims
+points off radon's complexity, the test writes the rewrite the move describes and
+measures both versions with radon: the claim is the difference.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from gzguide.analysis.facts.walk import view_of
+from gzguide.analysis.moves.extract import FLAG, Examiner, Extraction
+from gzguide.analysis.moves.kinds import Kind
+from support.moves import examined, move, moves
+
+EXTRACTABLE = """
+def report(rows, limit):
+    if not rows:
+        return None
+    header = 'Report'
+    total = 0
+    for row in rows:
+        if row.value > limit:
+            total += row.value
+        elif row.value < 0:
+            total -= 1
+    if total > limit:
+        print(header)
+    return header, total
+"""
+
+
+def test_a_block_that_moves_out_says_what_it_takes_and_gives() -> None:
+    f = move(EXTRACTABLE)
+    assert f.kind == Kind.EXTRACT
+    # The loop with the line that starts its total: one step, whole.
+    assert f.move.startswith("Lines 6-11 (the `for` loop with its set-up) can move into a helper")
+    assert "takes `limit` and `rows` and returns `total`" in f.move
+    assert "3 of its 5 decision points go with them" in f.move
+
+
+def test_a_jump_out_of_a_block_keeps_it_in() -> None:
+    f = move(EXTRACTABLE.replace("total -= 1", "break"))
+    assert f.kind == Kind.EXTRACT
+    assert f.move.startswith("Lines 6-11")  # a break of its own loop moves with it
+    f = move(EXTRACTABLE.replace("total -= 1", "return row"))
+    assert f.kind == "census"
+    assert "can return from the function" in f.move
+
+
+def test_a_generator_block_moves_out_with_yield_from() -> None:
+    source = """
+    def matches(patterns, names, strict):
+        if strict:
+            raise ValueError(strict)
+        seen = 0
+        for pattern in patterns:
+            for name in names:
+                if pattern.match(name):
+                    print(pattern, name)
+                    yield name
+        print(seen)
+    """
+    assert "generator" in move(source).move and "`yield from`" in move(source).move
+
+
+def test_a_block_that_calls_its_own_function_stays() -> None:
+    source = """
+    def flatten(items, depth, out):
+        if depth < 0:
+            raise ValueError(depth)
+        for item in items:
+            if isinstance(item, list):
+                flatten(item, depth - 1, out)
+                print(depth)
+            else:
+                out.append(item)
+        return out
+    """
+    assert "calls this function again" in move(source).move
+
+
+def test_a_docstring_stays_with_its_function() -> None:
+    node = ast.parse(
+        textwrap.dedent(
+            """
+            def tobuf(self, format):
+                \"\"\"The header as a string
+                of blocks.\"\"\"
+                info = self.get_info()
+                for name, value in info.items():
+                    if value is None:
+                        raise ValueError(name)
+
+                if format == 1:
+                    log(format)
+                    return self.ustar(info)
+                return self.gnu(info)
+            """
+        )
+    ).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    blocks = Examiner(view_of(node), is_method=True).extractions()
+    assert blocks and all(b.start_line > 4 for b in blocks)
+
+
+def test_names_a_block_binds_first_are_not_inputs() -> None:
+    source = """
+    def build(self, offset, size, blockinfo):
+        self.offset = offset
+        self.size = size
+        self.log(offset, size)
+
+        last = 0
+        for offset, size in blockinfo:
+            if offset > last:
+                self.gap(last, offset)
+            self.data(offset, size)
+            last = offset + size
+        if last < self.size:
+            self.gap(last, self.size)
+    """
+    text = moves(source)
+    assert "takes `blockinfo` and" in text and "`offset`" not in text.split("takes")[1]
+
+
+def test_a_call_of_a_same_named_method_elsewhere_is_no_recursion() -> None:
+    source = """
+    class Request:
+        def write(self, buf):
+            put(buf, self.tag)
+            put(buf, len(self.errors))
+            for path, errors in self.errors.items():
+                put(buf, path)
+                put(buf, len(errors))
+                for error in errors:
+                    if error.serious:
+                        error.write(buf)
+            put(buf, len(self.data))
+            for name, data in self.data.items():
+                put(buf, name)
+    """
+    assert "Lines 7-11 (the body of the `for` loop) can move into a helper" in moves(source)
+
+
+def test_a_context_managers_yield_does_not_move_into_a_generator() -> None:
+    source = """
+    @contextlib.contextmanager
+    def locked(self, path):
+        log(path)
+        path = normalise(path)
+        self.check(path)
+        self.note(path)
+        self.open(path)
+        self.mark(path)
+        self.count += 1
+        try:
+            handle = self.lock(path)
+            if handle is None:
+                raise LockError(path)
+            yield handle
+        except OSError:
+            self.report(path)
+            raise
+        finally:
+            self.release(path)
+    """
+    text = moves(source)
+    assert "yield from" not in text
+    assert "holds the `yield` its decorator hands control through" in text
+
+
+def test_a_block_that_only_tests_a_flag_set_before_it_is_not_the_step() -> None:
+    source = """
+    def swap(self, path):
+        if not self.shadow:
+            return path
+        path = normpath(path)
+        checked = path in self.seen
+        if not checked:
+            for source, shadow in self.shadow.items():
+                if same(path, source):
+                    self.seen[path] = shadow
+                    break
+                self.seen[path] = None
+        return self.seen.get(path, path)
+    """
+    assert examined(source, 7) == FLAG
+    inner = examined(source, 8)
+    assert isinstance(inner, Extraction) and inner.inputs == ("path",)
+
+
+def test_a_name_set_in_a_loop_body_before_it_is_read_is_no_input() -> None:
+    source = """
+    def split_name(self, name, encoding):
+        parts = name.split('/')
+        log(parts)
+        self.count += 1
+        for i in range(1, len(parts)):
+            prefix = '/'.join(parts[:i])
+            name = '/'.join(parts[i:])
+            if fits(prefix, encoding) and fits(name, encoding):
+                log(prefix)
+        self.done(parts)
+        self.done(encoding)
+        return parts
+    """
+    found = examined(source, 6)
+    assert isinstance(found, Extraction) and found.inputs == ("encoding", "parts")
+
+
+def test_statements_that_only_prepare_the_block_stay_with_it() -> None:
+    # Without the loop, copy keeps only a default and two aliases the loop alone
+    # reads: a helper taking them would be the function again.
+    source = """
+    def copy(src, dst, size=0):
+        if not size:
+            size = BUFSIZE
+        read = src.read
+        write = dst.write
+        while True:
+            chunk = read(size)
+            if not chunk:
+                break
+            write(chunk)
+    """
+    assert examined(source, 7) == "bare"
+    assert "can move into" not in moves(source)
+
+
+def test_a_statement_whose_value_is_read_after_the_block_is_work_of_its_own() -> None:
+    source = """
+    def copy(src, dst, size=0):
+        if not size:
+            size = BUFSIZE
+        read = src.read
+        write = dst.write
+        while True:
+            chunk = read(size)
+            if not chunk:
+                break
+            write(chunk)
+        return size
+    """
+    assert isinstance(examined(source, 7), Extraction)
+
+
+def test_a_value_set_only_before_a_raise_is_no_output() -> None:
+    source = """
+    def put(self, cmd, args=""):
+        if args == "":
+            s = cmd
+        else:
+            s = f"{cmd} {args}"
+        if "\\r" in s or "\\n" in s:
+            s = s.replace("\\n", "\\\\n")
+            s = s.replace("\\r", "\\\\r")
+            raise ValueError(f"newline in command: {s}")
+        self.send(s)
+    """
+    found = examined(source, 7)
+    assert isinstance(found, Extraction) and found.inputs == ("s",) and found.output is None
+
+
+def test_an_init_keeps_the_attributes_it_sets() -> None:
+    source = """
+    def __init__(self, stuff, test):
+        self.stuff = stuff
+        if test is not None:
+            self.test = test
+            self.name = test.__name__ if test else "anonymous"
+            self.count = 0
+            self.rest = [a for a in stuff.args if a]
+        self.done = False
+    """
+    assert examined(source, 4) == "initializes"
+
+
+def test_a_parameter_named_like_its_function_is_no_recursion() -> None:
+    source = """
+    def properties(validator, properties, instance, schema):
+        if not validator.is_type(instance, "object"):
+            return
+        for prop, sub in properties.items():
+            if prop in instance:
+                yield from validator.descend(instance[prop], sub, path=prop)
+                note(prop, schema)
+                count(prop)
+    """
+    assert examined(source, 5, is_method=False) != "recurses"
+    assert examined(source.replace("properties.items()", "items(properties)"), 5) != "recurses"
+
+
+def test_a_bare_call_of_a_methods_name_is_not_the_method() -> None:
+    source = """
+    def set(self, key, flag):
+        cont = self.flags
+        for k in key:
+            if k not in cont:
+                cont[k] = {"flags": set(), "nested": {}}
+                note(k)
+                count(k)
+            cont = cont[k]["nested"]
+        return cont
+    """
+    assert examined(source, 4) != "recurses"  # the builtin `set`
+    assert examined(source, 4, is_method=False) == "recurses"  # a function's own name
+
+
+def test_a_block_that_counts_stack_frames_stays() -> None:
+    source = """
+    def caller(self, n):
+        check(n)
+        if n > 0:
+            frame = sys._getframe(n)
+            while frame.f_back is not None and frame.f_globals.get("__name__") == __name__:
+                frame = frame.f_back
+            note(frame)
+        count(n)
+    """
+    assert examined(source, 4) == "frame"
+    assert examined(source.replace("sys._getframe(n)", "self.frame"), 4) != "frame"
+
+
+def test_a_name_set_in_a_with_body_is_set_for_what_follows_the_with() -> None:
+    source = """
+    def merge(self, counts=None, infile=None):
+        self.counts = counts or {}
+        if infile:
+            try:
+                with open(infile, "rb") as f:
+                    counts, callers = pickle.load(f)
+                self.update(counts, callers)
+            except OSError as err:
+                warn(err)
+        self.merged = True
+        self.notify(infile)
+        self.log(infile)
+        self.count += 1
+        return self
+    """
+    verdict = examined(source, 4)
+    assert isinstance(verdict, Extraction) and "counts" not in verdict.inputs
+
+
+def test_a_value_every_later_read_of_which_is_set_again_is_no_output() -> None:
+    source = """
+    def describe(self):
+        out = []
+        for attr in ("years", "months", "days"):
+            value = getattr(self, attr)
+            if value:
+                out.append(attr)
+                note(attr)
+        for attr in ("year", "month", "day"):
+            value = getattr(self, attr)
+            if value is not None:
+                out.append(repr(value))
+        return ", ".join(out)
+    """
+
+    def outputs(text: str) -> list[str]:
+        tree = ast.parse(textwrap.dedent(text))
+        node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+        view = view_of(node)
+        (stmt,) = [s for s in view.statements if s.line == 4]
+        return Examiner(view, is_method=True).outputs((stmt,))
+
+    assert outputs(source) == []
+    # Read before it is set again: the first loop's value flows on.
+    kept = source.replace(
+        '        for attr in ("year"', '        log(value)\n        for attr in ("year"'
+    )
+    assert outputs(kept) == ["value"]
+
+
+def test_a_name_set_first_in_each_branch_is_no_input() -> None:
+    source = """
+    def open(self, url, data=None, timeout=None):
+        if isinstance(url, str):
+            req = Request(url, data)
+        else:
+            req = url
+            if data is not None:
+                req.data = data
+        req.timeout = timeout
+        return self.send(req)
+    """
+    found = examined(source, 3)
+    assert isinstance(found, Extraction)
+    assert found.inputs == ("data", "url") and found.output == "req"
+
+
+def test_a_block_that_sets_a_declared_global_stays() -> None:
+    source = """
+    def init(files=None):
+        global types_map, inited
+        inited = True
+        db = make()
+        for file in files:
+            if exists(file):
+                db.read(file)
+                note(file)
+                types_map = db.types_map
+        return db
+    """
+    assert examined(source, 6, is_method=False) == "declares"
+    assert (
+        examined(
+            source.replace("types_map = db.types_map", "other = db.types_map"), 6, is_method=False
+        )
+        != "declares"
+    )

@@ -1,0 +1,73 @@
+"""Lookup moves: dict.get and setdefault.
+
+Each detector on the smallest code that shows its shape, and on the code that looks
+like it but is not (a move must be true of the code it is about). Where a move claims
+points off radon's complexity, the test writes the rewrite the move describes and
+measures both versions with radon: the claim is the difference.
+"""
+
+from __future__ import annotations
+
+from gzguide.analysis.moves.kinds import Kind
+from support.moves import kinds, move, moves, radon
+
+
+def test_a_lookup_with_a_fallback_is_dict_get() -> None:
+    source = """
+    def price(prices, sku):
+        if sku in prices:
+            return prices[sku]
+        return 0
+    """
+    assert Kind.DICT_GET in kinds(source)
+    assert "`return prices.get(sku, 0)`" in move(source).move
+
+
+def test_start_or_extend_a_list_is_setdefault() -> None:
+    source = """
+    def group(pairs):
+        by_key = {}
+        for key, value in pairs:
+            if key in by_key:
+                by_key[key].append(value)
+            else:
+                by_key[key] = [value]
+        return by_key
+    """
+    assert Kind.SETDEFAULT in kinds(source)
+    assert "`by_key.setdefault(key, []).append(value)`" in moves(source)
+
+
+def test_an_entry_made_when_missing_is_setdefault() -> None:
+    source = """
+    def add(self, realm, uri, user):
+        if isinstance(uri, str):
+            uri = [uri]
+        if realm not in self.passwd:
+            self.passwd[realm] = {}
+        for u in uri:
+            self.passwd[realm][u] = user
+    """
+    rewritten = source.replace(
+        """if realm not in self.passwd:
+            self.passwd[realm] = {}""",
+        "self.passwd.setdefault(realm, {})",
+    )
+    assert (
+        "Lines 5-6 make the entry when it is missing: `self.passwd.setdefault(realm, {})` "
+        "does the same in one statement, 1 point less."
+    ) in moves(source)
+    assert radon(source) - radon(rewritten) == 1
+    used_at_once = source.replace(
+        """for u in uri:
+            self.passwd[realm][u] = user""",
+        "self.passwd[realm].update(uri)",
+    )
+    assert "`self.passwd.setdefault(realm, {}).update(uri)` does both" in moves(used_at_once)
+    taken = used_at_once.replace(
+        "self.passwd[realm].update(uri)", "entry = self.passwd[realm]\n        entry.update(uri)"
+    )
+    assert (
+        "Lines 5-7 make the entry when it is missing, then use it: "
+        "`entry = self.passwd.setdefault(realm, {})` does both, 1 point less."
+    ) in moves(taken)

@@ -1,0 +1,271 @@
+"""Loop moves: search loops, fill loops, loop else, walrus loops, membership loops.
+
+Each detector on the smallest code that shows its shape, and on the code that looks
+like it but is not (a move must be true of the code it is about). Where a move claims
+points off radon's complexity, the test writes the rewrite the move describes and
+measures both versions with radon: the claim is the difference.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gzguide.analysis.moves.kinds import Kind
+from support.moves import kinds, move, moves, radon
+
+SEARCH = """
+def has_admin(users):
+    for user in users:
+        if user.is_admin:
+            return True
+    return False
+"""
+
+
+def test_a_search_loop_is_any() -> None:
+    f = move(SEARCH)
+    assert f.kind == Kind.ANY
+    assert "`return any(user.is_admin for user in users)`" in f.move
+    assert "lines 3-5" in f.move
+    after = "def has_admin(users):\n    return any(user.is_admin for user in users)\n"
+    assert radon(SEARCH) - radon(after) == 1
+
+
+def test_a_search_for_the_first_match_is_next() -> None:
+    source = """
+    def first_admin(users, bad):
+        if bad:
+            raise ValueError(bad)
+        for user in users:
+            if user.is_admin:
+                return user
+        return None
+    """
+    f = move(source)
+    assert f.kind == Kind.NEXT
+    assert "next((user for user in users if user.is_admin), None)" in f.move
+
+
+def test_a_loop_that_does_more_than_search_is_not_any() -> None:
+    source = """
+    def audit(users, log):
+        for user in users:
+            log.append(user)
+            if user.is_admin:
+                return True
+        return False
+    """
+    assert "any(" not in move(source).move
+
+
+def test_a_fill_loop_is_a_comprehension() -> None:
+    source = """
+    def names(users, active):
+        found = []
+        for user in users:
+            if user.active == active:
+                found.append(user.name)
+        return found
+    """
+    f = move(source)
+    assert f.kind == Kind.COMPREHENSION
+    assert "`found = [user.name for user in users if user.active == active]`" in f.move
+
+
+def test_a_loop_that_reads_what_it_fills_is_not_a_comprehension() -> None:
+    source = """
+    def unique(items, key):
+        found = []
+        for item in items:
+            if item not in found:
+                found.append(item)
+        return found
+    """
+    assert "builds it in one step" not in move(source).move
+
+
+def test_a_loop_that_breaks_on_an_equal_item_is_membership() -> None:
+    source = """
+    def port_ok(cookie, req_port):
+        if cookie.port:
+            for p in cookie.port.split(","):
+                if p == req_port:
+                    break
+            else:
+                warn(req_port)
+                return False
+        return True
+    """
+    rewritten = """
+    def port_ok(cookie, req_port):
+        if cookie.port:
+            if req_port not in cookie.port.split(","):
+                warn(req_port)
+                return False
+        return True
+    """
+    assert Kind.MEMBERSHIP_ELSE in kinds(source)
+    assert (
+        "The loop on line 4 only tests membership: `if req_port not in cookie.port.split(','):` "
+        "with its `else` body (line 7) does the same, 2 points less."
+    ) in moves(source)
+    assert radon(source) - radon(rewritten) == 2
+    # The loop's variable read after it: the loop is also an assignment.
+    assert "membership" not in moves(source.replace("return True", "return p"))
+
+
+def test_read_until_empty_is_a_walrus_loop() -> None:
+    source = """
+    def copy(conn, callback, blocksize, rest):
+        if rest is not None:
+            conn.skip(rest)
+        while 1:
+            data = conn.recv(blocksize)
+            if not data:
+                break
+            callback(data)
+        return conn.close()
+    """
+    rewritten = """
+    def copy(conn, callback, blocksize, rest):
+        if rest is not None:
+            conn.skip(rest)
+        while data := conn.recv(blocksize):
+            callback(data)
+        return conn.close()
+    """
+    assert Kind.WALRUS_LOOP in kinds(source)
+    assert (
+        "Lines 5-8 read a value and stop when there is none: "
+        "`while data := conn.recv(blocksize):` does both, 1 point less."
+    ) in moves(source)
+    assert radon(source) - radon(rewritten) == 1
+    none_ends = source.replace("if not data:", "if data is None:")
+    assert "`while (data := conn.recv(blocksize)) is not None:`" in moves(none_ends)
+    assert "walrus" not in moves(source.replace("if not data:", "if not data.ok:"))
+
+
+def test_a_negated_search_reads_as_not_any_or_de_morgan() -> None:
+    source = """
+    def allowed(self, domain):
+        if self.domains is None:
+            return False
+        for allowed in self.domains:
+            if match(domain, allowed):
+                return False
+        return True
+    """
+    assert Kind.ALL in kinds(source)
+    assert "`return not any(match(domain, allowed) for allowed in self.domains)`" in moves(source)
+    plain = source.replace("match(domain, allowed)", "allowed.host == domain or allowed.any")
+    assert "`return all(allowed.host != domain and (not allowed.any) for" not in moves(plain)
+    assert "`return not any(allowed.host == domain or allowed.any for" in moves(plain)
+    both = source.replace(
+        "match(domain, allowed)", "allowed.host == domain or allowed.port is None"
+    )
+    assert "`return all(allowed.host != domain and allowed.port is not None for" in moves(both)
+
+
+def test_a_loop_that_only_copies_is_the_constructor() -> None:
+    source = """
+    def merged(target, source):
+        out = {}
+        for func, caller in target.items():
+            out[func] = caller
+        for func, caller in source.items():
+            if func in out:
+                out[func] += caller
+            else:
+                out[func] = caller
+        return out
+    """
+    assert "`out = dict(target)` builds it in one step" in moves(source)
+    listed = """
+    def names(target, extra):
+        out = []
+        for name in target:
+            out.append(name)
+        for name in extra:
+            if name not in out:
+                out.append(name)
+            elif name.startswith("_"):
+                out.remove(name)
+        return out
+    """
+    assert "`out = list(target)` builds it in one step" in moves(listed)
+
+
+def test_no_comprehension_for_a_loop_an_error_can_leave_half_done() -> None:
+    source = """
+    def read_quick(path):
+        quick = None
+        try:
+            raw = load(path)
+            quick = {}
+            for name, (x, y) in raw.items():
+                quick[name] = (x, y)
+        except Exception as e:
+            warn(e)
+        return quick
+    """
+    assert "builds it in one step" not in moves(source)
+
+
+def test_a_loop_else_with_no_break_always_runs() -> None:
+    source = """
+    def spec(value):
+        out = Spec()
+        for token in value:
+            if token.kind == "a":
+                out.append(token)
+            elif token.kind == "b":
+                out.extend(token)
+        else:
+            out.done()
+        return out
+    """
+    f = move(source)
+    assert f.kind == Kind.LOOP_ELSE
+    assert f.move == (
+        "The `for` loop on line 4 has no `break`, so its `else` (line 9) always runs: "
+        "drop the `else:` and unindent its body, 1 point less."
+    )
+    # The claim is exact: unindented, the function has one point less.
+    flat = textwrap.dedent(source).replace("    else:\n        out.done()", "    out.done()")
+    assert radon(flat) == radon(source) - 1
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for x in xs:\n        if x:\n            break",
+        "while xs:\n        try:\n            xs.pop()\n"
+        "        except IndexError:\n            break",
+        "for x in xs:\n        for y in x:\n            pass\n        else:\n            break",
+    ],
+)
+def test_a_loop_else_that_a_break_can_skip_is_left_alone(loop: str) -> None:
+    source = f"""
+def f(xs):
+    {loop}
+    else:
+        g(xs)
+    return xs
+"""
+    assert "loop on line 3 has no `break`" not in moves(source)
+
+
+def test_a_break_of_a_nested_loop_does_not_skip_the_outer_else() -> None:
+    source = """
+    def f(xs):
+        for x in xs:
+            for y in x:
+                if y:
+                    break
+        else:
+            g(xs)
+        return xs
+    """
+    assert "The `for` loop on line 3 has no `break`" in moves(source)
