@@ -40,7 +40,7 @@ def span_of(stmt: Stmt) -> tuple[int, int]:
     return (stmt.line, stmt.end_line)
 
 
-def extent(node: ast.expr | ast.stmt) -> tuple[int, int]:
+def extent(node: ast.expr | ast.stmt | ast.excepthandler) -> tuple[int, int]:
     """The first and last line of ``node``."""
     return (node.lineno, node.end_lineno or node.lineno)
 
