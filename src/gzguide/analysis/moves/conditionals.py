@@ -14,9 +14,8 @@ source lines.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from itertools import pairwise
-from typing import Final
+from typing import Final, NamedTuple
 
 from gzguide.analysis.facts.astshape import code_lines
 from gzguide.analysis.facts.walk import FunctionView, Stmt
@@ -145,8 +144,7 @@ def _guard_move(node: ast.If, after: ast.Return) -> Move:
     return Move(Kind.RETURN_GUARD, ARROWHEAD, text, span, {Concern.NESTING: 1}, 2)
 
 
-@dataclass(frozen=True, slots=True)
-class _Block:
+class _Block(NamedTuple):
     """A block an ``if`` can be the last statement of, and how a guard leaves it early."""
 
     words: str

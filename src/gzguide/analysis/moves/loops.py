@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from gzguide.analysis.facts.walk import FunctionView, Stmt
@@ -38,8 +37,7 @@ from gzguide.analysis.moves.syntax import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _Search:
+class _Search(NamedTuple):
     """A loop whose one ``if`` returns, and the ``return`` right after the loop."""
 
     loop: ast.For
@@ -186,8 +184,7 @@ def _filled_by(node: ast.stmt) -> tuple[ast.For, ast.expr | None, ast.stmt] | No
 _BRACKETS: Final = {"list": ("[", "]"), "set": ("{", "}"), "dict": ("{", "}")}
 
 
-@dataclass(frozen=True, slots=True)
-class _Fill:
+class _Fill(NamedTuple):
     """A loop that only adds to the empty collection made right before it."""
 
     loop: ast.For
