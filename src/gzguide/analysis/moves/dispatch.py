@@ -253,8 +253,8 @@ def _move_for(chain: _Chain) -> Move | None:
 
 
 def _maps_values(chain: _Chain) -> bool:
-    """Whether every arm only produces a fixed value (a type chain never maps: its
-    arms pick behaviour by class)."""
+    """Whether every arm only produces a fixed value, on a subject other than a type (a
+    dict keyed by type would miss the subclasses the ``isinstance`` tests accept)."""
     return chain.kind != "type" and all(_value_arm(body) for body in chain.bodies)
 
 

@@ -91,13 +91,15 @@ def _search(stmt: Stmt, view: FunctionView) -> Move | None:
 
 
 def _search_move(search: _Search, found: ast.expr | None, default: ast.expr | None) -> Move | None:
+    """``any``, ``all`` or ``next``, by what the loop returns (``found``) and what the
+    ``return`` after it does (``default``)."""
     match found, default:
         case ast.Constant(value=True), ast.Constant(value=False):
             return search.verdict(Kind.ANY, f"any({render(search.test)} {search.clause})", "False")
         case ast.Constant(value=False), ast.Constant(value=True):
             return search.verdict(Kind.ALL, _all_of(search), "True")
         case ast.Constant(), _:
-            return None
+            return None  # a constant either way, and no pair any() or all() says
         case ast.expr() as value, _:
             return search.first_match(value, default)
     return None
