@@ -11,7 +11,8 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from itertools import groupby
 from typing import Final
 
 from gzguide.analysis.facts.walk import FunctionView, Stmt
@@ -19,10 +20,7 @@ from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, code, lines
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import function_rule, statement_rule
 from gzguide.analysis.moves.rendering import render
-from gzguide.analysis.moves.syntax import (
-    is_const,
-    negation,
-)
+from gzguide.analysis.moves.syntax import extent, negation, otherwise
 
 _BOOL_CALLS: Final = frozenset({"isinstance", "issubclass", "callable", "hasattr", "bool"})
 
@@ -52,64 +50,54 @@ _STR_PREDICATES: Final = frozenset(
 
 
 def _is_boolean(test: ast.expr) -> bool:
-    if isinstance(test, ast.Compare):
-        return True
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return True
-    if isinstance(test, ast.BoolOp):
-        return all(_is_boolean(v) for v in test.values)
-    if not isinstance(test, ast.Call):
-        return False
-    func = test.func
-    if isinstance(func, ast.Name):
-        return func.id in _BOOL_CALLS
-    if not isinstance(func, ast.Attribute):
-        return False
-    if func.attr in _PATH_PREDICATES:
-        return render(func.value) in ("os.path", "path", "posixpath", "ntpath")
-    return func.attr in _STR_PREDICATES
+    match test:
+        case ast.Compare() | ast.UnaryOp(op=ast.Not()):
+            return True
+        case ast.BoolOp(values=values):
+            return all(_is_boolean(v) for v in values)
+        case ast.Call(func=ast.Name(id=name)):
+            return name in _BOOL_CALLS
+        case ast.Call(func=ast.Attribute(value=owner, attr=method)):
+            return _is_predicate(owner, method)
+    return False
 
 
-def _runs(values: list[ast.expr], key: object) -> Iterator[list[ast.expr]]:
+def _is_predicate(owner: ast.expr, method: str) -> bool:
+    """Whether ``owner.method(...)`` is an ``os.path`` or a string predicate."""
+    if method in _PATH_PREDICATES:
+        return render(owner) in ("os.path", "path", "posixpath", "ntpath")
+    return method in _STR_PREDICATES
+
+
+_Key = Callable[[ast.expr], str | None]
+
+
+def _runs(values: list[ast.expr], key: _Key) -> Iterator[list[ast.expr]]:
     """Maximal runs of adjacent operands sharing the same ``key(operand)`` (not None)."""
-    assert callable(key)
-    run: list[ast.expr] = []
-    run_key: str | None = None
-    for value in values:
-        k = key(value)
-        if k is not None and k == run_key:
-            run.append(value)
-            continue
-        if len(run) >= 2:
+    for shared, group in groupby(values, key):
+        run = list(group)
+        if shared is not None and len(run) >= 2:
             yield run
-        run, run_key = ([value], k) if k is not None else ([], None)
-    if len(run) >= 2:
-        yield run
 
 
-def _equality_subject(op: type[ast.cmpop]) -> object:
+def _equality_subject(op: type[ast.cmpop]) -> _Key:
     def key(value: ast.expr) -> str | None:
-        if (
-            isinstance(value, ast.Compare)
-            and len(value.ops) == 1
-            and isinstance(value.ops[0], op)
-            and isinstance(value.comparators[0], ast.Constant | ast.Name | ast.Attribute)
-        ):
-            return ast.dump(value.left)
+        match value:
+            case ast.Compare(
+                left=left,
+                ops=[compared],
+                comparators=[ast.Constant() | ast.Name() | ast.Attribute()],
+            ) if isinstance(compared, op):
+                return ast.dump(left)
         return None
 
     return key
 
 
 def _isinstance_subject(value: ast.expr) -> str | None:
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Name)
-        and value.func.id == "isinstance"
-        and len(value.args) == 2
-        and not value.keywords
-    ):
-        return ast.dump(value.args[0])
+    match value:
+        case ast.Call(func=ast.Name(id="isinstance"), args=[subject, _], keywords=[]):
+            return ast.dump(subject)
     return None
 
 
@@ -128,18 +116,23 @@ def membership(view: FunctionView) -> Iterator[Move]:
             yield _membership_move(run, is_or)
 
 
+#: How a run of ``==`` joined by ``or`` (``!=`` by ``and``) tests membership, and is joined.
+_MEMBERSHIP_WORDS: Final = {True: ("in", " or "), False: ("not in", " and ")}
+
+
 def _membership_move(run: list[ast.expr], is_or: bool) -> Move:
-    first = run[0]
-    assert isinstance(first, ast.Compare)
-    choices = ", ".join(render(v.comparators[0]) for v in run)  # type: ignore[attr-defined]
-    merged = f"{render(first.left)} {'in' if is_or else 'not in'} ({choices})"
-    original = (" or " if is_or else " and ").join(render(v) for v in run)
+    compares = [v for v in run if isinstance(v, ast.Compare)]
+    first = compares[0]
+    tested, joined = _MEMBERSHIP_WORDS[is_or]
+    choices = ", ".join(render(v.comparators[0]) for v in compares)
+    merged = f"{render(first.left)} {tested} ({choices})"
+    original = joined.join(render(v) for v in run)
     text = (
         f"{code(ast.parse(original, mode='eval').body, 56)} on line {first.lineno} is "
         f"{snippet(merged)}: {plural(len(run) - 1, 'point')} less."
     )
-    span = (first.lineno, first.end_lineno or first.lineno)
-    return Move(Kind.MEMBERSHIP, UNCLASSIFIED, text, span, {Concern.COMPLEXITY: len(run) - 1}, 4)
+    gains = {Concern.COMPLEXITY: len(run) - 1}
+    return Move(Kind.MEMBERSHIP, UNCLASSIFIED, text, extent(first), gains, 4)
 
 
 @function_rule(Kind.CONDITIONAL, concern=Concern.COMPLEXITY, doc="conditional")
@@ -160,17 +153,20 @@ def isinstance_tuple(view: FunctionView) -> Iterator[Move]:
     """``isinstance(x, A) or isinstance(x, B)`` is one call with a tuple of types."""
     for boolop in _ors(view):
         for run in _runs(boolop.values, _isinstance_subject):
-            calls = [v for v in run if isinstance(v, ast.Call)]
-            subject = render(calls[0].args[0])
-            types = ", ".join(render(c.args[1]) for c in calls)
-            text = (
-                f"The {len(calls)} `isinstance({subject}, …)` tests on line {calls[0].lineno} "
-                f"are one: `isinstance({subject}, ({types}))`, "
-                f"{plural(len(calls) - 1, 'point')} less."
-            )
-            span = (calls[0].lineno, calls[-1].end_lineno or calls[-1].lineno)
-            gains = {Concern.COMPLEXITY: len(calls) - 1}
-            yield Move(Kind.ISINSTANCE_TUPLE, UNCLASSIFIED, text, span, gains, 4)
+            yield _isinstance_move([v for v in run if isinstance(v, ast.Call)])
+
+
+def _isinstance_move(calls: list[ast.Call]) -> Move:
+    subject = render(calls[0].args[0])
+    types = ", ".join(render(c.args[1]) for c in calls)
+    text = (
+        f"The {len(calls)} `isinstance({subject}, …)` tests on line {calls[0].lineno} "
+        f"are one: `isinstance({subject}, ({types}))`, "
+        f"{plural(len(calls) - 1, 'point')} less."
+    )
+    span = (calls[0].lineno, extent(calls[-1])[1])
+    gains = {Concern.COMPLEXITY: len(calls) - 1}
+    return Move(Kind.ISINSTANCE_TUPLE, UNCLASSIFIED, text, span, gains, 4)
 
 
 @function_rule(
@@ -187,105 +183,115 @@ def tuple_compare(view: FunctionView) -> Iterator[Move]:
 
 def _surely_true(node: ast.expr) -> bool:
     """A value that is always truthy: a non-empty literal, or a string built on one."""
-    if isinstance(node, ast.Constant):
-        return bool(node.value) and node.value is not Ellipsis
-    if isinstance(node, ast.Tuple | ast.List | ast.Set) and node.elts:
-        return True
-    if isinstance(node, ast.Dict) and node.keys:
-        return True
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return any(
-            isinstance(side, ast.Constant) and isinstance(side.value, str) and side.value
-            for side in (node.left, node.right)
-        )
+    match node:
+        case ast.Constant(value=value):
+            return bool(value) and value is not Ellipsis
+        case (
+            ast.Tuple(elts=[_, *_])
+            | ast.List(elts=[_, *_])
+            | ast.Set(elts=[_, *_])
+            | ast.Dict(keys=[_, *_])
+        ):
+            return True
+        case ast.BinOp(op=ast.Add(), left=left, right=right):
+            return _nonempty_text(left) or _nonempty_text(right)
     return False
+
+
+def _nonempty_text(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(node.value)
 
 
 def _and_or(boolop: ast.BoolOp) -> Move | None:
     """``a and b or c`` with ``b`` always truthy is ``b if a else c``."""
-    if len(boolop.values) != 2:
-        return None
-    first, other = boolop.values
-    if not (isinstance(first, ast.BoolOp) and isinstance(first.op, ast.And)):
-        return None
-    if len(first.values) != 2 or not _surely_true(first.values[1]):
-        return None
-    test, value = first.values
-    rewrite = ast.IfExp(test, value, other)
-    text = (
-        f"{code(boolop, 56)} on line {boolop.lineno} is a conditional expression: "
-        f"{code(rewrite, 70)}, 1 point less."
-    )
-    span = (boolop.lineno, boolop.end_lineno or boolop.lineno)
-    return Move(Kind.CONDITIONAL, UNCLASSIFIED, text, span, {Concern.COMPLEXITY: 1}, 4)
-
-
-def _field_pair(value: ast.expr) -> tuple[str, str, str] | None:
-    if (
-        isinstance(value, ast.Compare)
-        and len(value.ops) == 1
-        and isinstance(value.ops[0], ast.Eq)
-        and isinstance(value.left, ast.Attribute)
-        and isinstance(value.comparators[0], ast.Attribute)
-        and isinstance(value.left.value, ast.Name)
-        and isinstance(value.comparators[0].value, ast.Name)
-        and value.left.attr == value.comparators[0].attr
-    ):
-        return value.left.value.id, value.comparators[0].value.id, value.left.attr
+    match boolop.values:
+        case [ast.BoolOp(op=ast.And(), values=[test, value]), other] if _surely_true(value):
+            rewrite = ast.IfExp(test, value, other)
+            text = (
+                f"{code(boolop, 56)} on line {boolop.lineno} is a conditional expression: "
+                f"{code(rewrite, 70)}, 1 point less."
+            )
+            return Move(
+                Kind.CONDITIONAL, UNCLASSIFIED, text, extent(boolop), {Concern.COMPLEXITY: 1}, 4
+            )
     return None
 
 
+def _field_pair(value: ast.expr) -> tuple[str, str, str] | None:
+    """(a, b, f) when ``value`` is ``a.f == b.f``."""
+    match value:
+        case ast.Compare(
+            left=ast.Attribute(value=ast.Name(id=a), attr=field),
+            ops=[ast.Eq()],
+            comparators=[ast.Attribute(value=ast.Name(id=b), attr=other)],
+        ) if field == other:
+            return a, b, field
+    return None
+
+
+def _field_pairs(values: list[ast.expr]) -> list[tuple[str, str, str]] | None:
+    """(a, b, f) of each of ``values``, when every one is an ``a.f == b.f``."""
+    pairs = []
+    for value in values:
+        pair = _field_pair(value)
+        if pair is None:
+            return None
+        pairs.append(pair)
+    return pairs
+
+
 def _tuple_compare(boolop: ast.BoolOp) -> Move | None:
-    pairs = [_field_pair(v) for v in boolop.values]
-    if len(pairs) < 3 or any(p is None for p in pairs):
+    pairs = _field_pairs(boolop.values) if len(boolop.values) >= 3 else None
+    if pairs is None or len({(a, b) for a, b, _ in pairs}) != 1:
         return None
-    known = [p for p in pairs if p is not None]
-    if len({(a, b) for a, b, _ in known}) != 1:
-        return None
-    a, b, _ = known[0]
-    fields = [f for _, _, f in known]
+    a, b, _ = pairs[0]
+    fields = [f for _, _, f in pairs]
+    text = _tuple_text(a, b, fields, boolop.lineno)
+    gains = {Concern.COMPLEXITY: len(fields) - 1}
+    return Move(Kind.TUPLE_COMPARE, UNCLASSIFIED, text, extent(boolop), gains, 4)
+
+
+def _tuple_text(a: str, b: str, fields: list[str], line: int) -> str:
     left = ", ".join(f"{a}.{f}" for f in fields)
     right = ", ".join(f"{b}.{f}" for f in fields)
     text = (
-        f"The `and` of {len(fields)} field comparisons on line {boolop.lineno} is one "
+        f"The `and` of {len(fields)} field comparisons on line {line} is one "
         f"tuple comparison: `({left}) == ({right})`"
     )
     if len(text) > 200:
         text = (
-            f"The `and` of {len(fields)} `{a}.f == {b}.f` comparisons on line {boolop.lineno} "
+            f"The `and` of {len(fields)} `{a}.f == {b}.f` comparisons on line {line} "
             "is one tuple comparison"
         )
-    text += f", {plural(len(fields) - 1, 'point')} less."
-    span = (boolop.lineno, boolop.end_lineno or boolop.lineno)
-    return Move(
-        Kind.TUPLE_COMPARE, UNCLASSIFIED, text, span, {Concern.COMPLEXITY: len(fields) - 1}, 4
-    )
+    return text + f", {plural(len(fields) - 1, 'point')} less."
 
 
 @statement_rule(Kind.BOOL_RETURN, concern=Concern.COMPLEXITY, doc="bool_return", on=(ast.If,))
 def _bool_return(stmt: Stmt, view: FunctionView) -> Move | None:
-    node = stmt.node
-    if not isinstance(node, ast.If) or stmt.is_elif or len(node.body) != 1:
-        return None
-    first = node.body[0]
-    second: ast.stmt | None
-    if node.orelse:
-        if len(node.orelse) != 1:
-            return None
-        second = node.orelse[0]
-    else:
-        second = stmt.next_node()
-    if not isinstance(first, ast.Return) or not isinstance(second, ast.Return):
-        return None
-    test = node.test
-    if is_const(first.value, True) and is_const(second.value, False):
-        result = test
-    elif is_const(first.value, False) and is_const(second.value, True):
-        result = negation(test)
-    else:
-        return None
+    """``if t: return True`` then (or else) ``return False``: ``return t``."""
+    match stmt.node, otherwise(stmt):
+        case (
+            ast.If(test=test, body=[ast.Return(value=first)]),
+            ast.Return(value=second) as last,
+        ) if not stmt.is_elif:
+            result = _returned(test, first, second)
+            return None if result is None else _bool_return_move(stmt, last, result)
+    return None
+
+
+def _returned(test: ast.expr, first: ast.expr | None, second: ast.expr | None) -> ast.expr | None:
+    """What an ``if`` returning ``first``, else ``second``, returns: ``test`` or its negation."""
+    match first, second:
+        case ast.Constant(value=True), ast.Constant(value=False):
+            return test
+        case ast.Constant(value=False), ast.Constant(value=True):
+            return negation(test)
+    return None
+
+
+def _bool_return_move(stmt: Stmt, last: ast.Return, result: ast.expr) -> Move:
     shown = render(result) if _is_boolean(result) else f"bool({render(result)})"
-    span = (node.lineno, second.end_lineno or second.lineno)
+    span = (stmt.line, extent(last)[1])
     text = (
         f"{lines(*span).capitalize()} turn a test into True or False: "
         f"{snippet('return ' + shown, 76)} says it directly, 1 point less."

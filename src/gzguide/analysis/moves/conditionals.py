@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from itertools import pairwise
-from typing import Final
+from typing import Final, NamedTuple
 
 from gzguide.analysis.facts.astshape import code_lines
 from gzguide.analysis.facts.walk import FunctionView, Stmt
@@ -26,9 +26,13 @@ from gzguide.analysis.moves.rendering import render
 from gzguide.analysis.moves.syntax import (
     ARROWHEAD,
     body_lines,
+    extent,
+    if_chain,
     is_compound,
     jumps,
     negation,
+    nesting_archetype,
+    same_code,
     span_of,
 )
 
@@ -45,146 +49,221 @@ NO_ELSE_LINES: Final = 4
 @statement_rule(Kind.MERGE_IFS, concern=Concern.NESTING, doc="merge_ifs", on=(ast.If,))
 def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
     """An ``if`` (or the last ``elif``) whose whole body is an ``if``, neither with an else."""
-    node = stmt.node
-    if not isinstance(node, ast.If) or node.orelse or len(node.body) != 1:
-        return None
-    inner = node.body[0]
-    if not isinstance(inner, ast.If) or inner.orelse:
-        return None
-    keyword = "elif" if stmt.is_elif else "if"
-    test = ast.BoolOp(ast.And(), [node.test, inner.test])
-    merged = snippet(f"{keyword} {render(test)}:", 76)
-    text = (
-        f"The `{keyword}` on line {node.lineno} holds only the `if` on line {inner.lineno}: "
-        f"{merged} is one test and one level less."
-    )
-    span = (node.lineno, inner.lineno)
-    archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
-    region = (inner.lineno, inner.end_lineno or inner.lineno)
-    return Move(Kind.MERGE_IFS, archetype, text, span, {Concern.NESTING: 1}, 3, region)
+    match stmt.node:
+        case ast.If(body=[ast.If(orelse=[]) as inner], orelse=[]) as node:
+            keyword = "elif" if stmt.is_elif else "if"
+            test = ast.BoolOp(ast.And(), [node.test, inner.test])
+            merged = snippet(f"{keyword} {render(test)}:", 76)
+            text = (
+                f"The `{keyword}` on line {node.lineno} holds only the `if` on line "
+                f"{inner.lineno}: {merged} is one test and one level less."
+            )
+            span = (node.lineno, inner.lineno)
+            archetype = nesting_archetype(view)
+            return Move(
+                Kind.MERGE_IFS, archetype, text, span, {Concern.NESTING: 1}, 3, extent(inner)
+            )
+    return None
 
 
 def _fails(body: list[ast.stmt]) -> bool:
     """Whether a block ends by raising or exiting the program."""
-    last = body[-1]
-    if isinstance(last, ast.Raise):
-        return True
-    call = last.value if isinstance(last, ast.Expr) else None
-    if isinstance(call, ast.Call):
-        func = call.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return name in ("exit", "_exit", "abort", "fail")
+    match body[-1]:
+        case ast.Raise():
+            return True
+        case ast.Expr(value=ast.Call(func=ast.Attribute(attr=name) | ast.Name(id=name))):
+            return name in ("exit", "_exit", "abort", "fail")
     return False
+
+
+#: The statements that leave a block.
+_LEAVES: Final = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
 @statement_rule(Kind.NO_ELSE, concern=Concern.NESTING, doc="no_else", on=(ast.If,))
 def _else_after_return(stmt: Stmt, view: FunctionView) -> Move | None:
     """``if c: ... return x`` with an ``else`` of several statements: the else's body can
     move out a level (the ``if`` branch never falls through to it)."""
-    node = stmt.node
-    if not isinstance(node, ast.If) or stmt.is_elif or not node.orelse:
-        return None
-    if not isinstance(node.body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break):
-        return None
-    orelse = node.orelse
-    if len(orelse) == 1 and isinstance(orelse[0], ast.If):
-        return None  # an elif: a chain of cases reads well as one
+    match stmt.node:
+        case ast.If(
+            body=[*_, ast.Return() | ast.Raise() | ast.Continue() | ast.Break() as leave],
+            orelse=[_, *_] as orelse,
+        ) if not stmt.is_elif and _worth_unindenting(orelse):
+            leaves = type(leave).__name__.lower()
+            inner = lines(orelse[0].lineno, extent(orelse[-1])[1])
+            text = (
+                f"The `if` on line {stmt.line} ends in a `{leaves}`, so its `else` is not "
+                f"needed: {inner} can move out a level."
+            )
+            return Move(Kind.NO_ELSE, UNCLASSIFIED, text, span_of(stmt), {Concern.NESTING: 1}, 2)
+    return None
+
+
+def _worth_unindenting(orelse: list[ast.stmt]) -> bool:
+    """Whether an ``else`` after a branch that leaves holds enough to move out a level."""
+    match orelse:
+        case [ast.If()]:
+            return False  # an elif: a chain of cases reads well as one
     if not any(is_compound(s) for s in orelse):
-        return None
-    if len(orelse) < 2 and code_lines(orelse) < NO_ELSE_LINES:
-        return None  # one short statement under the else reads as well as beside it
-    leaves = type(node.body[-1]).__name__.lower()
-    inner = lines(orelse[0].lineno, orelse[-1].end_lineno or orelse[-1].lineno)
-    text = (
-        f"The `if` on line {node.lineno} ends in a `{leaves}`, so its `else` is not needed: "
-        f"{inner} can move out a level."
-    )
-    return Move(Kind.NO_ELSE, UNCLASSIFIED, text, span_of(stmt), {Concern.NESTING: 1}, 2)
+        return False
+    # One short statement under the else reads as well as beside it.
+    return len(orelse) >= 2 or code_lines(orelse) >= NO_ELSE_LINES
+
+
+def _holds_work(body: list[ast.stmt]) -> bool:
+    """Whether moving ``body`` out a level is worth it: it holds a compound statement,
+    and :data:`GUARD_LINES` lines of code."""
+    return any(is_compound(s) for s in body) and code_lines(body) >= GUARD_LINES
 
 
 @statement_rule(Kind.RETURN_GUARD, concern=Concern.NESTING, doc="guard-clauses", on=(ast.If,))
 def _guard_before_return(stmt: Stmt, view: FunctionView) -> Move | None:
     """``if c: <work>; return x`` then a final ``return y``: ``if not c: return y`` first."""
-    node = stmt.node
-    if not isinstance(node, ast.If) or stmt.is_elif or node.orelse or stmt.parent is not None:
+    if stmt.is_elif or not _second_to_last(stmt):
         return None
-    after = stmt.next_node()
-    if not isinstance(after, ast.Return) or stmt.index + 2 != len(stmt.container):
-        return None
-    if not isinstance(node.body[-1], ast.Return) or not any(is_compound(s) for s in node.body):
-        return None  # work that falls through to the final return is clear as it is
-    if code_lines(node.body) < GUARD_LINES:
-        return None
+    match stmt.node, stmt.next_node():
+        case (ast.If(body=[*_, ast.Return()] as body, orelse=[]) as node, ast.Return() as after):
+            # Work that falls through to the final return is clear as it is.
+            return _guard_move(node, after) if _holds_work(body) else None
+    return None
+
+
+def _second_to_last(stmt: Stmt) -> bool:
+    """Whether ``stmt`` is the statement before the last one of the function's body."""
+    return stmt.parent is None and stmt.index + 2 == len(stmt.container)
+
+
+def _guard_move(node: ast.If, after: ast.Return) -> Move:
     guard = ast.If(negation(node.test), [after], [])
-    inner = lines(node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno)
+    inner = lines(node.body[0].lineno, extent(node.body[-1])[1])
     text = (
         f"The `if` on line {node.lineno} wraps the function's work and the last line returns "
         f"the other case: {code(guard, 60)} first lets {inner} move out a level."
     )
-    span = (node.lineno, after.end_lineno or after.lineno)
+    span = (node.lineno, extent(after)[1])
     return Move(Kind.RETURN_GUARD, ARROWHEAD, text, span, {Concern.NESTING: 1}, 2)
+
+
+class _Block(NamedTuple):
+    """A block an ``if`` can be the last statement of, and how a guard leaves it early."""
+
+    words: str
+    leave: type[ast.Return | ast.Continue]
+    kind: Kind
+
+
+_FUNCTION: Final = _Block("function", ast.Return, Kind.RETURN_GUARD)
+_LOOP_BODY: Final = _Block("loop body", ast.Continue, Kind.CONTINUE_GUARD)
+
+
+def _closed_block(stmt: Stmt) -> _Block | None:
+    """What ``stmt`` (not an ``elif``) is the last statement of: the function's body or
+    a loop's; None for any other place."""
+    if stmt.is_elif or stmt.next_node() is not None:
+        return None
+    if stmt.parent is None:
+        return _FUNCTION
+    match stmt.parent.node:
+        case ast.For(body=body) | ast.AsyncFor(body=body) | ast.While(body=body) if (
+            stmt.container is body
+        ):
+            return _LOOP_BODY
+    return None
+
+
+def _wrapping(stmt: Stmt, node: ast.If) -> tuple[_Block, int] | None:
+    """(the block, the lines of code of the ``if``'s body) when the ``if`` ends the
+    function or a loop body and wraps work enough to move out a level."""
+    block = _closed_block(stmt)
+    if block is None or not any(is_compound(s) for s in node.body):
+        return None  # flattening a few plain lines by a level changes little
+    held = code_lines(node.body)
+    return (block, held) if held >= GUARD_LINES else None
+
+
+def _inner(node: ast.If) -> str:
+    """The lines of the ``if``'s body."""
+    return lines(node.body[0].lineno, node.body[-1].end_lineno or 0)
 
 
 @statement_rule(
     Kind.CONTINUE_GUARD,
     Kind.RETURN_GUARD,
-    Kind.ELSE_GUARD,
     concern=Concern.NESTING,
     doc="guard-clauses",
     on=(ast.If,),
 )
 def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
-    """The last statement of a loop body or of the function is an ``if`` that wraps it."""
-    node = stmt.node
-    if not isinstance(node, ast.If) or stmt.is_elif or stmt.next_node() is not None:
-        return None
-    parent = stmt.parent
-    in_loop = parent is not None and isinstance(parent.node, ast.For | ast.AsyncFor | ast.While)
-    if in_loop:
-        assert parent is not None
-        if stmt.container is not parent.node.body:  # type: ignore[attr-defined]
-            return None
-    elif parent is not None:
-        return None
-    body_lines = code_lines(node.body)
-    if not any(is_compound(s) for s in node.body) or body_lines < GUARD_LINES:
-        return None  # flattening a few plain lines by a level changes little
-    if not node.orelse:
-        if not in_loop and (body_lines * 2 < code_lines(view.node.body) or _fails(node.body)):
-            return None  # not the main path: an error exit reads better where it is
-        guard = ast.If(negation(node.test), [ast.Continue() if in_loop else ast.Return()], [])
-        where = "loop body" if in_loop else "function"
-        inner = lines(node.body[0].lineno, node.body[-1].end_lineno or 0)
-        text = (
-            f"The `if` on line {node.lineno} wraps the rest of the {where}: starting with "
-            f"{code(guard, 60)} lets {inner} move out a level."
-        )
-        kind = Kind.CONTINUE_GUARD if in_loop else Kind.RETURN_GUARD
-        return Move(kind, ARROWHEAD, text, span_of(stmt), {Concern.NESTING: 1}, 2)
-    # An else that only leaves: handle it first.
-    orelse = node.orelse
-    if len(orelse) > 2 or isinstance(orelse[0], ast.If):
-        return None
-    last = orelse[-1]
-    if body_lines < 3 or code_lines(orelse) * 2 > body_lines:
-        return None
-    if not isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
-        if in_loop or len(orelse) > 1 or code_lines(orelse) > 1 or jumps(orelse):
-            return None  # two cases of some size each read well side by side
-        # The function ends with this if: its short else can go first and return.
-        test = code(negation(node.test), 50)
-        inner = lines(node.body[0].lineno, node.body[-1].end_lineno or 0)
-        text = (
-            f"The `else` of the `if` on line {node.lineno} is the short case: put it first, "
-            f"under {test} and followed by `return`, and {inner} move out a level."
-        )
-        return Move(Kind.ELSE_GUARD, ARROWHEAD, text, span_of(stmt), {Concern.NESTING: 1}, 2)
-    word = type(last).__name__.lower()
-    test = code(negation(node.test), 50)
-    inner = lines(node.body[0].lineno, node.body[-1].end_lineno or 0)
+    """The last statement of a loop body or of the function is an ``if`` without an
+    ``else`` that wraps it."""
+    match stmt.node:
+        case ast.If(orelse=[]) as node:
+            found = _wrapping(stmt, node)
+            if found is None:
+                return None
+            block, held = found
+            if block is _FUNCTION and not _main_path(view, node, held):
+                return None  # not the main path: an error exit reads better where it is
+            return _wrapping_move(stmt, node, block)
+    return None
+
+
+def _main_path(view: FunctionView, node: ast.If, held: int) -> bool:
+    """Whether an ``if`` that ends the function, of ``held`` lines of code, holds its main
+    path: half its code at least, and no error exit."""
+    return held * 2 >= code_lines(view.node.body) and not _fails(node.body)
+
+
+def _wrapping_move(stmt: Stmt, node: ast.If, block: _Block) -> Move:
+    guard = ast.If(negation(node.test), [block.leave()], [])
     text = (
-        f"The `else` of the `if` on line {node.lineno} only does a `{word}`: put it first, "
-        f"under {test}, and {inner} move out a level."
+        f"The `if` on line {node.lineno} wraps the rest of the {block.words}: starting with "
+        f"{code(guard, 60)} lets {_inner(node)} move out a level."
+    )
+    return Move(block.kind, ARROWHEAD, text, span_of(stmt), {Concern.NESTING: 1}, 2)
+
+
+@statement_rule(Kind.ELSE_GUARD, concern=Concern.NESTING, doc="guard-clauses", on=(ast.If,))
+def _else_guard(stmt: Stmt, view: FunctionView) -> Move | None:
+    """The last statement of a loop body or of the function is an ``if`` whose ``else``
+    only leaves, or is the short case: it can go first."""
+    match stmt.node:
+        case ast.If(orelse=[ast.If(), *_]):
+            return None  # an elif, or an else that starts with a choice of its own
+        case ast.If(orelse=[_] | [_, _] as orelse) as node:
+            return _else_first(stmt, node, orelse)
+    return None
+
+
+def _else_first(stmt: Stmt, node: ast.If, orelse: list[ast.stmt]) -> Move | None:
+    found = _wrapping(stmt, node)
+    if found is None:
+        return None
+    block, held = found
+    size = code_lines(orelse)
+    if size * 2 > held:
+        return None
+    if isinstance(orelse[-1], _LEAVES):
+        does = f"only does a `{type(orelse[-1]).__name__.lower()}`"
+        return _else_guard_move(stmt, node, does, "")
+    if not _short_case(block, orelse, size):
+        return None  # two cases of some size each read well side by side
+    # The function ends with this if: its short else can go first and return.
+    return _else_guard_move(stmt, node, "is the short case", " and followed by `return`")
+
+
+def _short_case(block: _Block, orelse: list[ast.stmt], size: int) -> bool:
+    """Whether the ``else`` of an ``if`` that ends the function is one short line that
+    can go first and return."""
+    return block is _FUNCTION and len(orelse) == 1 and size <= 1 and not jumps(orelse)
+
+
+def _else_guard_move(stmt: Stmt, node: ast.If, does: str, then: str) -> Move:
+    """Put the ``else`` first: ``does`` says what it does, ``then`` what must follow it."""
+    test = code(negation(node.test), 50)
+    text = (
+        f"The `else` of the `if` on line {node.lineno} {does}: put it first, "
+        f"under {test}{then}, and {_inner(node)} move out a level."
     )
     return Move(Kind.ELSE_GUARD, ARROWHEAD, text, span_of(stmt), {Concern.NESTING: 1}, 2)
 
@@ -192,44 +271,45 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
 @statement_rule(Kind.ELSE_IF, concern=Concern.NESTING, doc="else_if", on=(ast.If,))
 def _else_if(stmt: Stmt, view: FunctionView) -> Move | None:
     """``else:`` whose whole body is an ``if``: that is an ``elif``."""
-    node = stmt.node
-    if not isinstance(node, ast.If) or len(node.orelse) != 1:
-        return None
-    inner = node.orelse[0]
-    if not isinstance(inner, ast.If) or inner.col_offset == node.col_offset:
-        return None  # already an elif
-    text = (
-        f"The `else` of the `if` on line {node.lineno} holds only the `if` on line "
-        f"{inner.lineno}: making it an `elif` takes a level away."
-    )
-    archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
-    span = (node.lineno, inner.lineno)
-    region = (inner.lineno, inner.end_lineno or inner.lineno)
-    return Move(Kind.ELSE_IF, archetype, text, span, {Concern.NESTING: 1}, 3, region)
+    match stmt.node:
+        # (An `if` in the column of the `if` whose else holds it is an `elif` already.)
+        case ast.If(orelse=[ast.If() as inner]) as node if inner.col_offset != node.col_offset:
+            text = (
+                f"The `else` of the `if` on line {node.lineno} holds only the `if` on line "
+                f"{inner.lineno}: making it an `elif` takes a level away."
+            )
+            archetype = nesting_archetype(view)
+            span = (node.lineno, inner.lineno)
+            return Move(Kind.ELSE_IF, archetype, text, span, {Concern.NESTING: 1}, 3, extent(inner))
+    return None
 
 
 @statement_rule(Kind.SAME_ARMS, concern=Concern.SIZE, doc="same_arms", on=(ast.If,))
 def _same_arms(stmt: Stmt, view: FunctionView) -> Move | None:
-    node = stmt.node
-    if not isinstance(node, ast.If) or stmt.is_elif:
-        return None
-    arms: list[ast.If] = [node]
-    while len(arms[-1].orelse) == 1 and isinstance(arms[-1].orelse[0], ast.If):
-        arms.append(arms[-1].orelse[0])
-    if len(arms) < 2:
-        return None
+    match stmt.node:
+        case ast.If() as node if not stmt.is_elif:
+            return _same_arms_move(if_chain(node))
+    return None
+
+
+def _same_arms_move(arms: list[ast.If]) -> Move | None:
+    """The first two adjacent arms that run the same code, as a move."""
     for a, b in pairwise(arms):
-        # Cheap tests first: most adjacent arms differ in shape or size.
-        if [type(x) for x in a.body] != [type(x) for x in b.body]:
-            continue
-        if body_lines(a.body) != body_lines(b.body):
-            continue
-        if ast.dump(ast.Module(a.body, [])) == ast.dump(ast.Module(b.body, [])):
+        if _same_body(a.body, b.body):
             text = (
                 f"The arms on lines {a.lineno} and {b.lineno} run the same code: "
                 f"join their tests with `or` and write it once."
             )
             gains = {Concern.SIZE: body_lines(b.body) + 1}
-            span = (a.lineno, b.end_lineno or b.lineno)
+            span = (a.lineno, extent(b)[1])
             return Move(Kind.SAME_ARMS, UNCLASSIFIED, text, span, gains, 3)
     return None
+
+
+def _same_body(a: list[ast.stmt], b: list[ast.stmt]) -> bool:
+    # Cheap tests first: most adjacent arms differ in shape or size.
+    return (
+        [type(x) for x in a] == [type(x) for x in b]
+        and body_lines(a) == body_lines(b)
+        and same_code(a, b)
+    )

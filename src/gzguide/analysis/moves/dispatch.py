@@ -28,8 +28,8 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Final
+from itertools import islice
+from typing import Final, NamedTuple
 
 from gzguide.analysis.facts.astshape import code_lines, shape
 from gzguide.analysis.facts.twins import differences
@@ -37,6 +37,7 @@ from gzguide.analysis.facts.walk import FunctionView, Stmt
 from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, code, lines
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import function_rule
+from gzguide.analysis.moves.syntax import extent, if_chain
 
 SWITCH: Final = "switch_on_type"
 PRIMITIVE: Final = "primitive_obsession"
@@ -56,125 +57,106 @@ REPEATS: Final = 3
 BLOCK_REPEAT_LINES: Final = 4
 
 
-@dataclass(frozen=True, slots=True)
-class _Test:
-    kind: str  # "type", "tag" or "value"
+class _Test(NamedTuple):
+    kind: str  # "type", "tag", "code" or "value"
     subject: str  # ast.dump of the subject expression
     shown: ast.expr
 
 
 def _subject_of(test: ast.expr, params: frozenset[str]) -> _Test | None:
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-        found = [_subject_of(v, params) for v in test.values]
-        if found and all(f is not None for f in found):
-            first = found[0]
-            assert first is not None
-            if all(f is not None and f.subject == first.subject for f in found):
-                return first
-        return None
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
-        if test.func.id in ("isinstance", "issubclass") and len(test.args) == 2:
-            return _Test("type", ast.dump(test.args[0]), test.args[0])
-        return None
-    if (
-        isinstance(test, ast.Call)
-        and isinstance(test.func, ast.Attribute)
-        and test.func.attr in ("startswith", "endswith")
-        and len(test.args) == 1
-        and isinstance(test.args[0], ast.Constant | ast.Tuple)
-    ):
-        return _Test("value", ast.dump(test.func.value), test.func.value)
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
-        return None
-    if not isinstance(test.ops[0], ast.Eq | ast.Is | ast.In):
-        return None
-    left, right = test.left, test.comparators[0]
-    for subject, value in ((left, right), (right, left)):
-        if (
-            isinstance(subject, ast.Call)
-            and isinstance(subject.func, ast.Name)
-            and subject.func.id == "type"
-            and len(subject.args) == 1
+    match test:
+        case ast.BoolOp(op=ast.Or(), values=values):
+            return _common_subject(values, params)
+        case ast.Call(func=ast.Name(id="isinstance" | "issubclass"), args=[subject, _]):
+            return _Test("type", ast.dump(subject), subject)
+        case ast.Call(
+            func=ast.Attribute(value=subject, attr="startswith" | "endswith"),
+            args=[ast.Constant() | ast.Tuple()],
         ):
-            return _Test("type", ast.dump(subject.args[0]), subject.args[0])
-        if not _literal(value):
-            continue
-        if isinstance(subject, ast.Attribute) and subject.attr in TAG_NAMES:
-            return _Test("tag", ast.dump(subject), subject)
-        if (
-            isinstance(subject, ast.Subscript)
-            and isinstance(subject.slice, ast.Constant)
-            and subject.slice.value in TAG_NAMES
-        ):
-            return _Test("tag", ast.dump(subject), subject)
-        if isinstance(subject, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
-            if isinstance(subject, ast.Name) and (subject.id in params or subject.id in TAG_NAMES):
-                # A bare code handed in (or named as one), standing for a closed set.
-                return _Test("code", ast.dump(subject), subject)
             return _Test("value", ast.dump(subject), subject)
+        case ast.Compare(left=left, ops=[ast.Eq() | ast.Is() | ast.In()], comparators=[right]):
+            return _side_test(left, right, params) or _side_test(right, left, params)
+    return None
+
+
+def _common_subject(values: list[ast.expr], params: frozenset[str]) -> _Test | None:
+    """The first operand's test, when every operand of an ``or`` tests the same subject."""
+    found = [_subject_of(v, params) for v in values]
+    first = found[0]
+    if first is None or any(f is None or f.subject != first.subject for f in found):
+        return None
+    return first
+
+
+def _side_test(subject: ast.expr, value: ast.expr, params: frozenset[str]) -> _Test | None:
+    """What ``subject == value`` tests of ``subject``, when it tests it."""
+    match subject:
+        case ast.Call(func=ast.Name(id="type"), args=[typed]):
+            return _Test("type", ast.dump(typed), typed)
+    kind = _tested_as(subject, params) if _literal(value) else None
+    return None if kind is None else _Test(kind, ast.dump(subject), subject)
+
+
+def _tested_as(subject: ast.expr, params: frozenset[str]) -> str | None:
+    """How comparing ``subject`` with a literal chooses: by its tag, as a code, or by its
+    value; None when it is no subject (a literal itself, an operation)."""
+    match subject:
+        case ast.Attribute(attr=attr) if attr in TAG_NAMES:
+            return "tag"
+        case ast.Subscript(slice=ast.Constant(value=key)) if key in TAG_NAMES:
+            return "tag"
+        case ast.Name(id=name) if name in params or name in TAG_NAMES:
+            # A bare code handed in (or named as one), standing for a closed set.
+            return "code"
+        case ast.Name() | ast.Attribute() | ast.Subscript() | ast.Call():
+            return "value"
     return None
 
 
 def _literal(node: ast.expr) -> bool:
     """A literal, or a name spelled like a constant (``ARG_POS``, ``Kind.OPEN``)."""
-    if isinstance(node, ast.Constant):
-        return node.value is not None and not isinstance(node.value, bool)
-    if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return bool(node.elts) and all(_literal(e) for e in node.elts)
-    if isinstance(node, ast.Name):
-        return node.id.isupper()
-    return isinstance(node, ast.Attribute) and node.attr.isupper()
+    match node:
+        case ast.Constant(value=value):
+            return value is not None and not isinstance(value, bool)
+        case ast.Tuple(elts=elts) | ast.List(elts=elts) | ast.Set(elts=elts) if elts:
+            return all(_literal(e) for e in elts)
+        case ast.Name(id=name) | ast.Attribute(attr=name):
+            return name.isupper()
+    return False
 
 
-def _arms(stmt: Stmt) -> list[tuple[ast.expr, list[ast.stmt], int]]:
+#: An arm of a chain: its test, its body and its line.
+_Arm = tuple[ast.expr, list[ast.stmt], int]
+
+
+def _arms(stmt: Stmt, node: ast.If) -> list[_Arm]:
     """(test, body, line) of each arm: an if/elif chain, or a ladder of returning ifs."""
-    node = stmt.node
-    assert isinstance(node, ast.If)
-    arms = [(node.test, node.body, node.lineno)]
-    current = node
-    while len(current.orelse) == 1 and isinstance(current.orelse[0], ast.If):
-        current = current.orelse[0]
-        arms.append((current.test, current.body, current.lineno))
-    if len(arms) > 1 or current.orelse:
-        return arms
-    # A ladder: this if and the ifs right after it, each leaving the function.
-    ladder = arms
-    index = stmt.index + 1
-    while _leaves(ladder[-1][1]) and index < len(stmt.container):
-        following = stmt.container[index]
-        if not isinstance(following, ast.If) or following.orelse:
-            break
-        ladder.append((following.test, following.body, following.lineno))
-        index += 1
-    if not _leaves(ladder[-1][1]):
-        ladder.pop()
+    chain = if_chain(node)
+    if len(chain) > 1 or chain[-1].orelse:
+        return [(arm.test, arm.body, arm.lineno) for arm in chain]
+    return _ladder(stmt)
+
+
+def _ladder(stmt: Stmt) -> list[_Arm]:
+    """This ``if`` and the ones right after it, each without an ``else``, as long as
+    each leaves the function."""
+    ladder: list[_Arm] = []
+    for following in islice(stmt.container, stmt.index, None):
+        match following:
+            case ast.If(body=[*_, ast.Return() | ast.Raise()], orelse=[]):
+                ladder.append((following.test, following.body, following.lineno))
+            case _:
+                break
     return ladder
-
-
-def _final_else(node: ast.If) -> list[ast.stmt]:
-    while len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
-        node = node.orelse[0]
-    return node.orelse
-
-
-def _leaves(body: list[ast.stmt]) -> bool:
-    return bool(body) and isinstance(body[-1], ast.Return | ast.Raise)
 
 
 def _value_arm(body: list[ast.stmt]) -> str | None:
     """What an arm that only produces a fixed value sets (``return`` or the name); else None."""
-    if len(body) != 1:
-        return None
-    only = body[0]
-    if isinstance(only, ast.Return) and only.value is not None and _fixed(only.value):
-        return "return"
-    if (
-        isinstance(only, ast.Assign)
-        and len(only.targets) == 1
-        and isinstance(only.targets[0], ast.Name)
-        and _fixed(only.value)
-    ):
-        return only.targets[0].id
+    match body:
+        case [ast.Return(value=ast.expr() as value)] if _fixed(value):
+            return "return"
+        case [ast.Assign(targets=[ast.Name(id=name)], value=value)] if _fixed(value):
+            return name
     return None
 
 
@@ -189,82 +171,175 @@ def _fixed(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant | ast.Name)
 
 
-def _chain_move(view: FunctionView, stmt: Stmt, params: frozenset[str]) -> Move | None:
-    arms = _arms(stmt)
+class _Chain(NamedTuple):
+    """A chain of arms that test one subject, most of them."""
+
+    view: FunctionView
+    stmt: Stmt
+    node: ast.If
+    arms: list[_Arm]
+    #: How most arms test the subject: "type", "tag", "code" or "value".
+    kind: str
+    shown: ast.expr
+
+    @property
+    def bodies(self) -> list[list[ast.stmt]]:
+        return [body for _, body, _ in self.arms]
+
+    @property
+    def span(self) -> tuple[int, int]:
+        last = self.arms[-1][1][-1]
+        return (self.arms[0][2], max(self.stmt.end_line, extent(last)[1]))
+
+    @property
+    def cases(self) -> int:
+        """How many arms the chain has for whoever reads the count: a final ``else`` too."""
+        return len(self.arms) + bool(_final_else(self.node))
+
+    @property
+    def points(self) -> int:
+        return _chain_points(self.view, self.stmt, len(self.arms))
+
+
+def _final_else(node: ast.If) -> list[ast.stmt]:
+    return if_chain(node)[-1].orelse
+
+
+def _one_subject(
+    view: FunctionView, stmt: Stmt, node: ast.If, params: frozenset[str]
+) -> _Chain | None:
+    """The chain that starts at ``node``, when it has :data:`MIN_ARMS` arms that test one
+    subject, and three quarters of its arms do."""
+    arms = _arms(stmt, node)
     if len(arms) < MIN_ARMS:
         return None
-    tests = [_subject_of(test, params) for test, _, _ in arms]
-    counts = Counter(t.subject for t in tests if t is not None)
-    if not counts:
+    tests = [t for test, _, _ in arms if (t := _subject_of(test, params)) is not None]
+    matching = _most_tested(tests, len(arms))
+    if matching is None:
         return None
-    subject, hits = counts.most_common(1)[0]
-    if hits < MIN_ARMS or hits * 4 < len(arms) * 3:
-        return None
-    matching = [t for t in tests if t is not None and t.subject == subject]
-    kind = "type" if any(t.kind == "type" for t in matching) else matching[0].kind
-    shown = matching[0].shown
-    first_line = arms[0][2]
-    last = arms[-1][1][-1]
-    # A final else is an arm too, for whoever reads the count.
-    cases = len(arms) + bool(isinstance(stmt.node, ast.If) and _final_else(stmt.node))
-    span = (first_line, max(stmt.end_line, last.end_lineno or last.lineno))
-    chain_points = _chain_points(view, stmt, len(arms))
-    gains = {Concern.COMPLEXITY: chain_points}
-    where = lines(*span)
-    if kind != "type" and all(_value_arm(body) for _, body, _ in arms):
-        produced = {_value_arm(body) for _, body, _ in arms}
-        if len(produced) != 1:
-            return None
-        text = (
-            f"The chain at {where} maps {len(arms)} values of {code(shown, 40)} to results: "
-            "a dict lookup (or a table of prefixes) replaces it."
-        )
-        gains[Concern.SIZE] = max(0, span[1] - span[0] + 1 - len(arms) - 1)
-        return Move(Kind.DICT_LOOKUP, UNCLASSIFIED, text, span, gains, priority=5)
-    if kind == "value":
+    return _Chain(view, stmt, node, arms, _kind_of(matching), matching[0].shown)
+
+
+def _most_tested(tests: list[_Test], arms: int) -> list[_Test] | None:
+    """The tests of the subject tested most, when they are :data:`MIN_ARMS` and three
+    quarters of a chain of ``arms`` arms at least."""
+    match Counter(t.subject for t in tests).most_common(1):
+        case [(subject, hits)] if hits >= MIN_ARMS and hits * 4 >= arms * 3:
+            return [t for t in tests if t.subject == subject]
+    return None
+
+
+def _kind_of(tests: list[_Test]) -> str:
+    """How a chain chooses: by type if any arm tests the type, else as its first arm does."""
+    return "type" if any(t.kind == "type" for t in tests) else tests[0].kind
+
+
+def _chain_move(
+    view: FunctionView, stmt: Stmt, node: ast.If, params: frozenset[str]
+) -> Move | None:
+    chain = _one_subject(view, stmt, node, params)
+    return None if chain is None else _move_for(chain)
+
+
+def _move_for(chain: _Chain) -> Move | None:
+    """The move a chain on one subject calls for."""
+    if _maps_values(chain):
+        return _lookup_move(chain)
+    if chain.kind == "value":
         return None  # choosing behaviour by a plain local's value: a parser's job, often
-    bodies = [body for _, body, _ in arms]
-    if kind == "code" and len({_body_shape(b) for b in bodies}) == 1:
-        # Arms that do the same thing with other values: the values are a table.
-        text = (
-            f"The {len(arms)} arms of the chain at {where} do the same thing with other "
-            f"values: a table from {code(shown, 30)} to those values and one arm say it once."
-        )
-        gains[Concern.SIZE] = max(0, span[1] - span[0] + 1 - 2 * len(arms))
-        return Move(Kind.TABLE_OF_CASES, PRIMITIVE, text, span, gains, priority=5)
-    archetype = SWITCH if kind in ("type", "tag") else PRIMITIVE
-    by = {"type": "type", "tag": "tag", "code": "code"}[kind]
-    one_liners = all(code_lines(body) == 1 for _, body, _ in arms)
-    if code_lines([stmt.node]) < HANDLER_LINES and (len(arms) < HANDLER_ARMS or one_liners):
-        # A short chain reads better than a table of three handlers, or of one-line
-        # handlers; it is still the function's shape, and the place a table goes once
-        # more cases join.
-        # A type chain is left as it is: tested in order, it may rely on subclasses
-        # reaching the first arm that fits, which a table keyed by type would not do.
-        later = (
-            "" if kind == "type" else ", and the place for a table of handlers once more cases join"
-        )
-        text = (
-            f"The chain at {where} picks behaviour by the {by} of {code(shown, 40)} in "
-            f"{cases} short arms: clear as it is{later}."
-        )
-        return Move(Kind.SHORT_SWITCH, archetype, text, span, {}, priority=0)
-    if kind == "type":
-        # singledispatch follows the class hierarchy; a dict keyed by type() would miss
-        # every subclass the isinstance tests accept.
-        remedy = (
-            "`functools.singledispatch` or a method on each type replaces it "
-            "(where types overlap, the most specific wins, not the first tested)."
-        )
-    elif kind == "tag":
-        remedy = "a dict from each tag to a handler function replaces it."
-    else:
-        remedy = "an Enum of the codes and a dict from each to a handler replace it."
+    if chain.kind == "code" and _same_shapes(chain):
+        return _table_move(chain)
+    return _handlers_move(chain)
+
+
+def _maps_values(chain: _Chain) -> bool:
+    """Whether every arm only produces a fixed value, on a subject other than a type (a
+    dict keyed by type would miss the subclasses the ``isinstance`` tests accept)."""
+    return chain.kind != "type" and all(_value_arm(body) for body in chain.bodies)
+
+
+def _same_shapes(chain: _Chain) -> bool:
+    """Whether every arm does the same thing with other values."""
+    return len({_body_shape(body) for body in chain.bodies}) == 1
+
+
+def _lookup_move(chain: _Chain) -> Move | None:
+    """Every arm only produces a value, the same name each: a dict lookup."""
+    if len({_value_arm(body) for body in chain.bodies}) != 1:
+        return None
+    span = chain.span
     text = (
-        f"The chain at {where} picks behaviour by the {by} of {code(shown, 40)} "
-        f"in {cases} arms: {remedy}"
+        f"The chain at {lines(*span)} maps {len(chain.arms)} values of {code(chain.shown, 40)} "
+        "to results: a dict lookup (or a table of prefixes) replaces it."
     )
-    return Move(Kind.DISPATCH_TABLE, archetype, text, span, gains, priority=6)
+    size = max(0, span[1] - span[0] + 1 - len(chain.arms) - 1)
+    gains = {Concern.COMPLEXITY: chain.points, Concern.SIZE: size}
+    return Move(Kind.DICT_LOOKUP, UNCLASSIFIED, text, span, gains, priority=5)
+
+
+def _table_move(chain: _Chain) -> Move:
+    """Arms that do the same thing with other values: the values are a table."""
+    span, arms = chain.span, len(chain.arms)
+    text = (
+        f"The {arms} arms of the chain at {lines(*span)} do the same thing with other "
+        f"values: a table from {code(chain.shown, 30)} to those values and one arm say it once."
+    )
+    gains = {
+        Concern.COMPLEXITY: chain.points,
+        Concern.SIZE: max(0, span[1] - span[0] + 1 - 2 * arms),
+    }
+    return Move(Kind.TABLE_OF_CASES, PRIMITIVE, text, span, gains, priority=5)
+
+
+#: What replaces a long chain that picks behaviour, by how it picks.
+_REMEDIES: Final = {
+    # singledispatch follows the class hierarchy; a dict keyed by type() would miss
+    # every subclass the isinstance tests accept.
+    "type": (
+        "`functools.singledispatch` or a method on each type replaces it "
+        "(where types overlap, the most specific wins, not the first tested)."
+    ),
+    "tag": "a dict from each tag to a handler function replaces it.",
+    "code": "an Enum of the codes and a dict from each to a handler replace it.",
+}
+
+
+def _handlers_move(chain: _Chain) -> Move:
+    """A chain that picks behaviour by type, tag or code: a table of handlers, once it
+    is long enough to pay off."""
+    archetype = SWITCH if chain.kind in ("type", "tag") else PRIMITIVE
+    if _short(chain):
+        return _short_switch_move(chain, archetype)
+    span = chain.span
+    text = (
+        f"The chain at {lines(*span)} picks behaviour by the {chain.kind} of "
+        f"{code(chain.shown, 40)} in {chain.cases} arms: {_REMEDIES[chain.kind]}"
+    )
+    return Move(Kind.DISPATCH_TABLE, archetype, text, span, {Concern.COMPLEXITY: chain.points}, 6)
+
+
+def _short(chain: _Chain) -> bool:
+    """A short chain reads better than a table of three handlers, or of one-line handlers."""
+    return code_lines([chain.node]) < HANDLER_LINES and (
+        len(chain.arms) < HANDLER_ARMS or all(code_lines(b) == 1 for b in chain.bodies)
+    )
+
+
+def _short_switch_move(chain: _Chain, archetype: str) -> Move:
+    """A short chain is still the function's shape, and the place a table goes once more
+    cases join. A type chain is left as it is: tested in order, it may rely on subclasses
+    reaching the first arm that fits, which a table keyed by type would not do."""
+    later = (
+        ""
+        if chain.kind == "type"
+        else ", and the place for a table of handlers once more cases join"
+    )
+    span = chain.span
+    text = (
+        f"The chain at {lines(*span)} picks behaviour by the {chain.kind} of "
+        f"{code(chain.shown, 40)} in {chain.cases} short arms: clear as it is{later}."
+    )
+    return Move(Kind.SHORT_SWITCH, archetype, text, span, {}, priority=0)
 
 
 def _body_shape(body: list[ast.stmt]) -> object:
@@ -280,17 +355,12 @@ def _chain_points(view: FunctionView, stmt: Stmt, arms: int) -> int:
     return sum(s.points for n in ladder if (s := view.stmt_of(n)) is not None)
 
 
-def _match_move(stmt: Stmt) -> Move | None:
-    node = stmt.node
-    if not isinstance(node, ast.Match):
+def _match_move(stmt: Stmt, node: ast.Match) -> Move | None:
+    classes = sum(isinstance(c.pattern, ast.MatchClass) for c in node.cases)
+    arms = _match_arms(node, classes)
+    span = extent(node)
+    if arms < MIN_ARMS or (arms < HANDLER_ARMS and span[1] - span[0] + 1 < HANDLER_LINES):
         return None
-    classes = [c for c in node.cases if isinstance(c.pattern, ast.MatchClass)]
-    tagged = isinstance(node.subject, ast.Attribute) and node.subject.attr in TAG_NAMES
-    arms = len(classes) if len(classes) >= MIN_ARMS else (len(node.cases) if tagged else 0)
-    size = (node.end_lineno or node.lineno) - node.lineno + 1
-    if arms < MIN_ARMS or (arms < HANDLER_ARMS and size < HANDLER_LINES):
-        return None
-    span = (node.lineno, node.end_lineno or node.lineno)
     by = "type" if classes else "value"
     text = (
         f"The `match` at {lines(*span)} picks behaviour by the {by} of "
@@ -298,6 +368,26 @@ def _match_move(stmt: Stmt) -> Move | None:
         "(a dict, methods on the types, or `functools.singledispatch`) replaces it."
     )
     return Move(Kind.DISPATCH_TABLE, SWITCH, text, span, {Concern.COMPLEXITY: stmt.points}, 6)
+
+
+def _match_arms(node: ast.Match, classes: int) -> int:
+    """The cases of a ``match`` that choose by type (its class patterns), when there are
+    enough; all its cases when its subject is a tag; else none."""
+    if classes >= MIN_ARMS:
+        return classes
+    match node.subject:
+        case ast.Attribute(attr=attr) if attr in TAG_NAMES:
+            return len(node.cases)
+    return 0
+
+
+def _codes_handed_in(view: FunctionView) -> frozenset[str]:
+    """The parameters a chain's arms may test as codes. A special method's are set by the
+    protocol that calls it (the name ``__getattr__`` is asked for is any string), so they
+    are no code to replace."""
+    name = view.node.name
+    dunder = name.startswith("__") and name.endswith("__")
+    return frozenset() if dunder else frozenset(view.params)
 
 
 @function_rule(
@@ -309,24 +399,30 @@ def _match_move(stmt: Stmt) -> Move | None:
     doc="switch_on_type",
 )
 def dispatch_moves(view: FunctionView) -> list[Move]:
-    name = view.node.name
-    # A special method's parameters are set by the protocol that calls it (the name
-    # `__getattr__` is asked for is any string), so they are no code to replace.
-    dunder = name.startswith("__") and name.endswith("__")
-    params = frozenset() if dunder else frozenset(view.params)
+    params = _codes_handed_in(view)
     found: list[Move] = []
     taken: set[int] = set()
     for stmt in view.statements:
-        if isinstance(stmt.node, ast.If) and not stmt.is_elif and stmt.line not in taken:
-            move = _chain_move(view, stmt, params)
-            if move is not None:
-                found.append(move)
-                taken.update(range(move.span[0], move.span[1] + 1))
-        elif isinstance(stmt.node, ast.Match):
-            move = _match_move(stmt)
-            if move is not None:
-                found.append(move)
+        move = _dispatch_move(view, stmt, params, taken)
+        if move is not None:
+            found.append(move)
     return found
+
+
+def _dispatch_move(
+    view: FunctionView, stmt: Stmt, params: frozenset[str], taken: set[int]
+) -> Move | None:
+    """The move of the chain that starts at ``stmt``, unless it lies on the ``taken``
+    lines of a chain found before (which then takes its lines too), or of a ``match``."""
+    match stmt.node:
+        case ast.If() as node if not stmt.is_elif and stmt.line not in taken:
+            move = _chain_move(view, stmt, node, params)
+            if move is not None:
+                taken.update(range(move.span[0], move.span[1] + 1))
+            return move
+        case ast.Match() as node:
+            return _match_move(stmt, node)
+    return None
 
 
 def _case_shape(node: ast.If) -> object:
@@ -340,53 +436,62 @@ def repeated_ifs(view: FunctionView) -> Iterator[Move]:
     other values (a message, a key, a type): a table of those values and one ``if``
     in a loop say it once."""
     for block in _blocks_of(view):
-        run: list[ast.If] = []
-        for node in [*block, None]:
-            case = _small_if(node)
-            if case is not None and (not run or _case_shape(case) == _case_shape(run[0])):
-                run.append(case)
-                continue
-            lengths = [(c.end_lineno or c.lineno) - c.lineno + 1 for c in run]
-            # Two cases make a helper only when they are near copies (the helper's
-            # parameters are what differs); three or more make a table anyway.
-            pair = (
-                len(run) == 2
-                and min(lengths) >= BLOCK_REPEAT_LINES
-                and differences(run[0], run[1]) is not None
-            )
-            if len(run) >= REPEATS or pair:
-                first, last = run[0], run[-1]
-                span = (first.lineno, last.end_lineno or last.lineno)
-                if len(run) == 2:
-                    text = (
-                        f"The `if`s at {lines(first.lineno, first.end_lineno or 0)} and "
-                        f"{lines(last.lineno, span[1])} do the same thing with other values: "
-                        "one helper, called for each, says it once."
-                    )
-                else:
-                    text = (
-                        f"The {len(run)} `if`s at {lines(*span)} do the same thing with other "
-                        "values: a table of those values and one `if` in a loop say it once."
-                    )
-                archetype = SWITCH if _one_subject_by_type(run) else UNCLASSIFIED
-                gains = {Concern.SIZE: span[1] - span[0] + 1 - len(run) - 3}
-                yield Move(Kind.TABLE_OF_CASES, archetype, text, span, gains, 3)
-            run = [case] if case is not None else []
+        for run in _case_runs(block):
+            if len(run) >= REPEATS or _near_copies(run):
+                yield _run_move(run)
+
+
+def _case_runs(block: list[ast.stmt]) -> Iterator[list[ast.If]]:
+    """The runs of adjacent small ``if``s of one shape in ``block`` (runs of one too)."""
+    run: list[ast.If] = []
+    for node in block:
+        case = _small_if(node)
+        if case is not None and (not run or _case_shape(case) == _case_shape(run[0])):
+            run.append(case)
+            continue
+        yield run
+        run = [case] if case is not None else []
+    yield run
+
+
+def _near_copies(run: list[ast.If]) -> bool:
+    """Two cases make a helper only when they are near copies (the helper's parameters
+    are what differs); three or more make a table anyway."""
+    return (
+        len(run) == 2
+        and min(extent(c)[1] - c.lineno + 1 for c in run) >= BLOCK_REPEAT_LINES
+        and differences(run[0], run[1]) is not None
+    )
+
+
+def _run_move(run: list[ast.If]) -> Move:
+    first, last = run[0], run[-1]
+    span = (first.lineno, extent(last)[1])
+    if len(run) == 2:
+        text = (
+            f"The `if`s at {lines(first.lineno, first.end_lineno or 0)} and "
+            f"{lines(last.lineno, span[1])} do the same thing with other values: "
+            "one helper, called for each, says it once."
+        )
+    else:
+        text = (
+            f"The {len(run)} `if`s at {lines(*span)} do the same thing with other "
+            "values: a table of those values and one `if` in a loop say it once."
+        )
+    archetype = SWITCH if _one_subject_by_type(run) else UNCLASSIFIED
+    gains = {Concern.SIZE: span[1] - span[0] + 1 - len(run) - 3}
+    return Move(Kind.TABLE_OF_CASES, archetype, text, span, gains, 3)
 
 
 def _one_subject_by_type(run: list[ast.If]) -> bool:
     """Whether every test is ``isinstance`` of the same subject."""
     subjects = set()
     for case in run:
-        test = case.test
-        if not (
-            isinstance(test, ast.Call)
-            and isinstance(test.func, ast.Name)
-            and test.func.id == "isinstance"
-            and len(test.args) == 2
-        ):
-            return False
-        subjects.add(ast.dump(test.args[0]))
+        match case.test:
+            case ast.Call(func=ast.Name(id="isinstance"), args=[subject, _]):
+                subjects.add(ast.dump(subject))
+            case _:
+                return False
     return len(subjects) == 1
 
 

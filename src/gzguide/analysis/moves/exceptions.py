@@ -15,26 +15,29 @@ from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, lines, snip
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import function_rule, statement_rule
 from gzguide.analysis.moves.rendering import render
-from gzguide.analysis.moves.syntax import (
-    body_lines,
-    is_const,
-    span_of,
-)
+from gzguide.analysis.moves.syntax import body_lines, extent, is_const, same_code, span_of
+
+
+def _caught(types: ast.expr) -> list[ast.expr]:
+    """The types an ``except`` clause names (one, or a tuple of them)."""
+    return types.elts if isinstance(types, ast.Tuple) else [types]
+
+
+def _does_nothing(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Pass) or (
+        isinstance(statement, ast.Expr) and is_const(statement.value, Ellipsis)
+    )
 
 
 def _ignored_exception(node: ast.stmt) -> str | None:
     """The exception a ``try`` ignores when it is ``try: ... except E: pass`` and nothing else."""
-    if not isinstance(node, ast.Try) or node.orelse or node.finalbody or len(node.handlers) != 1:
-        return None
-    handler = node.handlers[0]
-    if handler.type is None or handler.name is not None:
-        return None
-    if all(
-        isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and is_const(s.value, Ellipsis))
-        for s in handler.body
-    ):
-        types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-        return ", ".join(render(t) for t in types)
+    match node:
+        case ast.Try(
+            handlers=[ast.ExceptHandler(type=ast.expr() as types, name=None, body=body)],
+            orelse=[],
+            finalbody=[],
+        ) if all(_does_nothing(s) for s in body):
+            return ", ".join(render(t) for t in _caught(types))
     return None
 
 
@@ -43,31 +46,40 @@ def _ignored_exception(node: ast.stmt) -> str | None:
 )
 def _same_handlers(stmt: Stmt, view: FunctionView) -> Move | None:
     """Adjacent ``except`` clauses with the same body: one clause with a tuple of types."""
-    node = stmt.node
-    if not isinstance(node, ast.Try | ast.TryStar):
-        return None
-    handlers = node.handlers
-    for first, second in pairwise(handlers):
-        if first.type is None or second.type is None or first.name != second.name:
-            continue
-        if ast.dump(ast.Module(first.body, [])) != ast.dump(ast.Module(second.body, [])):
-            continue
-        types = [
-            *(first.type.elts if isinstance(first.type, ast.Tuple) else [first.type]),
-            *(second.type.elts if isinstance(second.type, ast.Tuple) else [second.type]),
-        ]
-        joined = snippet(f"except ({', '.join(render(t) for t in types)}):", 70)
-        text = (
-            f"The `except` clauses on lines {first.lineno} and {second.lineno} do the same: "
-            f"{joined} says it once"
-        )
-        gained = {Concern.SIZE: body_lines(second.body) + 1}
-        if isinstance(node, ast.Try):  # radon counts each handler of a plain try
-            text += ", 1 point less"
-            gained[Concern.COMPLEXITY] = 1
-        span = (first.lineno, second.end_lineno or second.lineno)
-        return Move(Kind.SAME_HANDLERS, UNCLASSIFIED, text + ".", span, gained, 4)
+    match stmt.node:
+        case ast.Try(handlers=handlers) | ast.TryStar(handlers=handlers):
+            for first, second in pairwise(handlers):
+                types = _joined_types(first, second)
+                if types is not None:
+                    return _same_handlers_move(stmt.node, first, second, types)
     return None
+
+
+def _joined_types(first: ast.ExceptHandler, second: ast.ExceptHandler) -> list[ast.expr] | None:
+    """The types of two ``except`` clauses that say the same thing, in order; None when
+    they say different things (or either catches everything)."""
+    match first.type, second.type:
+        case ast.expr() as one, ast.expr() as other if first.name == second.name and same_code(
+            first.body, second.body
+        ):
+            return [*_caught(one), *_caught(other)]
+    return None
+
+
+def _same_handlers_move(
+    node: ast.stmt, first: ast.ExceptHandler, second: ast.ExceptHandler, types: list[ast.expr]
+) -> Move:
+    joined = snippet(f"except ({', '.join(render(t) for t in types)}):", 70)
+    text = (
+        f"The `except` clauses on lines {first.lineno} and {second.lineno} do the same: "
+        f"{joined} says it once"
+    )
+    gained = {Concern.SIZE: body_lines(second.body) + 1}
+    if isinstance(node, ast.Try):  # radon counts each handler of a plain try
+        text += ", 1 point less"
+        gained[Concern.COMPLEXITY] = 1
+    span = (first.lineno, extent(second)[1])
+    return Move(Kind.SAME_HANDLERS, UNCLASSIFIED, text + ".", span, gained, 4)
 
 
 @function_rule(Kind.SUPPRESS, concern=Concern.COMPLEXITY, doc="suppress")

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator, Sequence
 from copy import deepcopy
 from typing import Final
 
@@ -16,97 +17,93 @@ from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, code, lines
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import statement_rule
 from gzguide.analysis.moves.rendering import render
-from gzguide.analysis.moves.syntax import (
-    reads_key,
-    same_tree,
-    span_of,
-)
-
-
-def _membership_test(test: ast.expr) -> tuple[ast.expr, ast.expr] | None:
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
-        return test.left, test.comparators[0]
-    return None
+from gzguide.analysis.moves.syntax import extent, otherwise, reads_key, same_tree, span_of
 
 
 @statement_rule(Kind.DICT_GET, concern=Concern.COMPLEXITY, doc="dict_get", on=(ast.If,))
 def _dict_get(stmt: Stmt, view: FunctionView) -> Move | None:
-    node = stmt.node
-    if isinstance(node, ast.If) and not stmt.is_elif and len(node.body) == 1:
-        found = _membership_test(node.test)
-        if found is None:
-            return None
-        key, mapping = found
-        first = node.body[0]
-        second = node.orelse[0] if len(node.orelse) == 1 else None
-        if second is None and not node.orelse:
-            second = stmt.next_node() if isinstance(first, ast.Return) else None
-        if isinstance(first, ast.Return) and isinstance(second, ast.Return):
-            if not reads_key(first.value, key, mapping):
-                return None
-            default = render(second.value) if second.value else "None"
-            result = f"return {render(mapping)}.get({render(key)}, {default})"
-        elif (
-            isinstance(first, ast.Assign)
-            and isinstance(second, ast.Assign)
-            and len(first.targets) == len(second.targets) == 1
-            and isinstance(first.targets[0], ast.Name)
-            and same_tree(first.targets[0], second.targets[0])
-            and reads_key(first.value, key, mapping)
+    """``if k in d: return d[k]`` then ``return x``, or ``if k in d: v = d[k] else: v = x``."""
+    match stmt.node:
+        case ast.If(test=ast.Compare(left=key, ops=[ast.In()], comparators=[mapping])) if (
+            not stmt.is_elif
         ):
-            default = render(second.value)
-            target = first.targets[0].id
-            result = f"{target} = {render(mapping)}.get({render(key)}, {default})"
-        else:
-            return None
-        span = (node.lineno, second.end_lineno or second.lineno)
-        shown = code(ast.parse(result).body[0], 80)
-        text = f"{lines(*span).capitalize()} look a key up or fall back: {shown}, 1 point less."
-        return Move(Kind.DICT_GET, UNCLASSIFIED, text, span, {Concern.COMPLEXITY: 1}, 4)
+            found = _get_rewrite(stmt, key, mapping)
+            return None if found is None else _dict_get_move(stmt, *found)
     return None
+
+
+def _get_rewrite(stmt: Stmt, key: ast.expr, mapping: ast.expr) -> tuple[str, ast.stmt] | None:
+    """The ``d.get(k, x)`` statement that says what the ``if k in d`` and its fallback say,
+    and the fallback's statement."""
+    last: ast.stmt
+    match stmt.node, otherwise(stmt):
+        case ast.If(body=[ast.Return(value=found)]), ast.Return(value=default) as last:
+            said = "return"
+        case (
+            ast.If(
+                body=[ast.Assign(targets=[ast.Name(id=name) as target], value=found)],
+                orelse=[ast.Assign(targets=[other], value=default) as last],
+            ),
+            _,
+        ) if same_tree(target, other):
+            said = f"{name} ="
+        case _:
+            return None
+    if not reads_key(found, key, mapping):
+        return None
+    fallback = render(default) if default is not None else "None"
+    return f"{said} {render(mapping)}.get({render(key)}, {fallback})", last
+
+
+def _dict_get_move(stmt: Stmt, result: str, last: ast.stmt) -> Move:
+    span = (stmt.line, extent(last)[1])
+    shown = code(ast.parse(result).body[0], 80)
+    text = f"{lines(*span).capitalize()} look a key up or fall back: {shown}, 1 point less."
+    return Move(Kind.DICT_GET, UNCLASSIFIED, text, span, {Concern.COMPLEXITY: 1}, 4)
 
 
 @statement_rule(Kind.SETDEFAULT, concern=Concern.COMPLEXITY, doc="setdefault", on=(ast.If,))
 def _setdefault(stmt: Stmt, view: FunctionView) -> Move | None:
     """``if k in d: d[k].append(v) else: d[k] = [v]`` (either order of arms)."""
-    node = stmt.node
-    if not isinstance(node, ast.If) or stmt.is_elif or len(node.body) != 1 or len(node.orelse) != 1:
-        return None
-    test = node.test
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
-        return None
-    op = test.ops[0]
-    if not isinstance(op, ast.In | ast.NotIn):
-        return None
-    key, mapping = test.left, test.comparators[0]
-    present, absent = (
-        (node.body[0], node.orelse[0])
-        if isinstance(op, ast.In)
-        else (
-            node.orelse[0],
-            node.body[0],
-        )
-    )
-    if not (
-        isinstance(present, ast.Expr)
-        and isinstance(present.value, ast.Call)
-        and isinstance(present.value.func, ast.Attribute)
-        and present.value.func.attr == "append"
-        and reads_key(present.value.func.value, key, mapping)
-        and len(present.value.args) == 1
-    ):
-        return None
-    if not (
-        isinstance(absent, ast.Assign)
-        and len(absent.targets) == 1
-        and reads_key(absent.targets[0], key, mapping)
-        and isinstance(absent.value, ast.List)
-        and len(absent.value.elts) == 1
-    ):
-        return None
-    rewrite = (
-        f"{render(mapping)}.setdefault({render(key)}, []).append({render(present.value.args[0])})"
-    )
+    match stmt.node:
+        case (
+            ast.If(
+                test=ast.Compare(left=key, ops=[ast.In()], comparators=[mapping]),
+                body=[present],
+                orelse=[absent],
+            )
+            | ast.If(
+                test=ast.Compare(left=key, ops=[ast.NotIn()], comparators=[mapping]),
+                body=[absent],
+                orelse=[present],
+            )
+        ) if not stmt.is_elif:
+            item = _appended(present, key, mapping)
+            if item is not None and _starts_list(absent, key, mapping):
+                return _setdefault_move(stmt, key, mapping, item)
+    return None
+
+
+def _appended(statement: ast.stmt, key: ast.expr, mapping: ast.expr) -> ast.expr | None:
+    """The item when ``statement`` is ``mapping[key].append(item)``."""
+    match statement:
+        case ast.Expr(
+            value=ast.Call(func=ast.Attribute(value=extended, attr="append"), args=[item])
+        ) if reads_key(extended, key, mapping):
+            return item
+    return None
+
+
+def _starts_list(statement: ast.stmt, key: ast.expr, mapping: ast.expr) -> bool:
+    """Whether ``statement`` is ``mapping[key] = [item]``."""
+    match statement:
+        case ast.Assign(targets=[started], value=ast.List(elts=[_])):
+            return reads_key(started, key, mapping)
+    return False
+
+
+def _setdefault_move(stmt: Stmt, key: ast.expr, mapping: ast.expr, item: ast.expr) -> Move:
+    rewrite = f"{render(mapping)}.setdefault({render(key)}, []).append({render(item)})"
     text = (
         f"The `if`/`else` at {lines(*span_of(stmt))} starts or extends a list: "
         f"{snippet(rewrite, 70)} (or a `defaultdict(list)`) does both."
@@ -120,63 +117,67 @@ def _make_then_use(stmt: Stmt, view: FunctionView) -> Move | None:
     """``if k not in d: d[k] = []`` then a statement using ``d[k]`` once: that
     statement with ``d.setdefault(k, [])`` in its place; followed by anything else,
     the ``if`` alone is ``d.setdefault(k, [])``."""
-    node = stmt.node
-    if not isinstance(node, ast.If) or node.orelse or len(node.body) != 1:
-        return None
-    test = node.test
-    if not (
-        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)
-    ):
-        return None
-    key, mapping = test.left, test.comparators[0]
-    made = node.body[0]
-    if not (
-        isinstance(made, ast.Assign)
-        and len(made.targets) == 1
-        and reads_key(made.targets[0], key, mapping)
-        and _plain_default(made.value)
-    ):
-        return None
-    gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 1}
-    call = ast.Call(
-        ast.Attribute(mapping, "setdefault", ast.Load()), [key, made.value], keywords=[]
-    )
+    match stmt.node:
+        case ast.If(
+            test=ast.Compare(left=key, ops=[ast.NotIn()], comparators=[mapping]),
+            body=[ast.Assign(targets=[made], value=default)],
+            orelse=[],
+        ) if reads_key(made, key, mapping) and _plain_default(default):
+            call = ast.Call(
+                ast.Attribute(mapping, "setdefault", ast.Load()), [key, default], keywords=[]
+            )
+            rewrite = _in_place_of(stmt.next_node(), key, mapping, call)
+            if rewrite is None:
+                return _make_move(stmt, call)
+            return _make_and_use_move(stmt, rewrite)
+    return None
+
+
+def _make_move(stmt: Stmt, call: ast.Call) -> Move:
+    """The ``if`` alone is ``d.setdefault(k, default)``."""
     start, end = span_of(stmt)
-    used = stmt.next_node()
-    rewrite = _in_place_of(used, key, mapping, call) if used is not None else None
-    if used is None or rewrite is None:
-        makes = f"Line {start} makes" if start == end else f"Lines {start}-{end} make"
-        text = (
-            f"{makes} the entry when it is missing: "
-            f"{snippet(render(call), 70)} does the same in one statement, 1 point less."
-        )
-        return Move(Kind.SETDEFAULT, UNCLASSIFIED, text, (start, end), gains, 4)
-    span = (start, used.end_lineno or used.lineno)
+    makes = f"Line {start} makes" if start == end else f"Lines {start}-{end} make"
+    text = (
+        f"{makes} the entry when it is missing: "
+        f"{snippet(render(call), 70)} does the same in one statement, 1 point less."
+    )
+    gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 1}
+    return Move(Kind.SETDEFAULT, UNCLASSIFIED, text, (start, end), gains, 4)
+
+
+def _make_and_use_move(stmt: Stmt, rewrite: ast.stmt) -> Move:
+    """The ``if`` and the statement after it are that statement with the call in it
+    (``rewrite``, a copy of it, placed where it is)."""
+    span = (stmt.line, extent(rewrite)[1])
     text = (
         f"{lines(*span).capitalize()} make the entry when it is missing, then use it: "
         f"{snippet(render(rewrite), 70)} does both, 1 point less."
     )
-    return Move(Kind.SETDEFAULT, UNCLASSIFIED, text, span, {**gains, Concern.SIZE: 2}, 4)
+    gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 2}
+    return Move(Kind.SETDEFAULT, UNCLASSIFIED, text, span, gains, 4)
 
 
-def _plain_default(node: ast.expr) -> bool:
+def _plain_default(node: ast.expr | None) -> bool:
     """A default that ``setdefault`` may build on every call: constants, and literals
     or empty ``list()``/``set()``/``dict()`` made of them (nothing with an effect)."""
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.List | ast.Tuple | ast.Set):
-        return all(_plain_default(e) for e in node.elts)
-    if isinstance(node, ast.Dict):
-        return all(k is not None and _plain_default(k) for k in node.keys) and all(
-            _plain_default(v) for v in node.values
-        )
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in ("list", "set", "dict", "tuple", "frozenset")
-        and not node.args
-        and not node.keywords
-    )
+    parts: Sequence[ast.expr | None]
+    match node:
+        case (
+            ast.Constant()
+            | ast.Call(
+                func=ast.Name(id="list" | "set" | "dict" | "tuple" | "frozenset"),
+                args=[],
+                keywords=[],
+            )
+        ):
+            return True
+        case ast.List(elts=parts) | ast.Tuple(elts=parts) | ast.Set(elts=parts):
+            pass
+        case ast.Dict(keys=keys, values=values):
+            parts = [*keys, *values]  # a None key (`**spread`) is no plain default
+        case _:
+            return False
+    return all(_plain_default(p) for p in parts)
 
 
 #: Where a part of an expression may not be evaluated (or is evaluated later, or
@@ -191,38 +192,47 @@ _LAZY: Final = (
     ast.GeneratorExp,
 )
 
+#: Where an expression sits in its parent: the field, and the index in it if a list.
+_Place = tuple[ast.AST, str, int | None]
+
 
 def _in_place_of(
-    used: ast.stmt, key: ast.expr, mapping: ast.expr, call: ast.Call
+    used: ast.stmt | None, key: ast.expr, mapping: ast.expr, call: ast.Call
 ) -> ast.stmt | None:
     """``used`` with its one read of ``mapping[key]`` replaced by ``call``; None when it
     reads it more or less than once, writes it, is a compound statement, or reads it
     where it may not run."""
     if not isinstance(used, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr | ast.Return):
         return None
-    found: list[tuple[ast.AST, str, int | None]] = []  # (parent, field, index)
-
-    def visit(parent: ast.AST, lazy: bool) -> bool:
-        for field_name, value in ast.iter_fields(parent):
-            items = value if isinstance(value, list) else [value]
-            for index, child in enumerate(items):
-                if not isinstance(child, ast.expr):
-                    continue
-                if reads_key(child, key, mapping):
-                    if lazy or not isinstance(child.ctx, ast.Load):  # type: ignore[attr-defined]
-                        return False
-                    found.append((parent, field_name, index if isinstance(value, list) else None))
-                    continue
-                if not visit(child, lazy or isinstance(child, _LAZY)):
-                    return False
-        return True
-
     rewritten = deepcopy(used)
-    if not visit(rewritten, False) or len(found) != 1:
-        return None
-    parent, field_name, index = found[0]
-    if index is None:
-        setattr(parent, field_name, call)
-    else:
-        getattr(parent, field_name)[index] = call
+    match list(_key_reads(rewritten, key, mapping, lazy=False)):
+        case [((parent, field_name, None), False)]:
+            setattr(parent, field_name, call)
+        case [((parent, field_name, int() as index), False)]:
+            getattr(parent, field_name)[index] = call
+        case _:
+            return None
     return rewritten
+
+
+def _key_reads(
+    parent: ast.AST, key: ast.expr, mapping: ast.expr, lazy: bool
+) -> Iterator[tuple[_Place, bool]]:
+    """Where the expressions under ``parent`` use ``mapping[key]``, each with whether it
+    is no plain read there (a write, or a read that may not run)."""
+    for child, place in _expressions_in(parent):
+        if reads_key(child, key, mapping):
+            yield place, lazy or not isinstance(child.ctx, ast.Load)
+        else:
+            yield from _key_reads(child, key, mapping, lazy or isinstance(child, _LAZY))
+
+
+def _expressions_in(parent: ast.AST) -> Iterator[tuple[ast.expr, _Place]]:
+    """The expressions ``parent`` holds directly, each with its place."""
+    for field_name, value in ast.iter_fields(parent):
+        if isinstance(value, list):
+            for index, child in enumerate(value):
+                if isinstance(child, ast.expr):
+                    yield child, (parent, field_name, index)
+        elif isinstance(value, ast.expr):
+            yield value, (parent, field_name, None)

@@ -15,7 +15,9 @@ source lines.
 from __future__ import annotations
 
 import ast
-from typing import Final
+import math
+from collections.abc import Iterator
+from typing import Final, NamedTuple
 
 from gzguide.analysis.facts.walk import FunctionView, Stmt
 from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, lines, snippet
@@ -23,15 +25,53 @@ from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import statement_rule
 from gzguide.analysis.moves.rendering import render
 from gzguide.analysis.moves.syntax import (
-    ARROWHEAD,
     body_lines,
+    extent,
     inside_try,
-    is_const,
     loop_target,
+    mentions,
     name_loads,
     negation,
+    nesting_archetype,
     span_of,
 )
+
+
+class _Search(NamedTuple):
+    """A loop whose one ``if`` returns, and the ``return`` right after the loop."""
+
+    loop: ast.For
+    test: ast.expr
+    after: ast.Return
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return (self.loop.lineno, extent(self.after)[1])
+
+    @property
+    def opening(self) -> str:
+        return f"The loop at {lines(*extent(self.loop))} only searches"
+
+    @property
+    def clause(self) -> str:
+        """The loop as a generator's ``for`` clause."""
+        return f"for {loop_target(self.loop.target)} in {render(self.loop.iter)}"
+
+    def verdict(self, kind: Kind, search: str, last: str) -> Move:
+        """``any`` or ``all``: the loop and its final ``return <last>`` as one call."""
+        call = snippet(f"return {search}", 78)
+        text = f"{self.opening}: {call} replaces it and its `return {last}`"
+        gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: body_lines([self.loop])}
+        return Move(kind, UNCLASSIFIED, text + ".", self.span, gains, priority=3)
+
+    def first_match(self, found: ast.expr, default: ast.expr | None) -> Move:
+        """``next``: the first value the loop returns, or the final ``return``'s."""
+        fallback = render(default) if default is not None else "None"
+        generator = f"({render(found)} {self.clause} if {render(self.test)})"
+        call = snippet(f"return next({generator}, {fallback})", 86)
+        text = f"{self.opening} for the first match: {call} says so"
+        gains = {Concern.NESTING: 2, Concern.SIZE: body_lines([self.loop])}
+        return Move(Kind.NEXT, UNCLASSIFIED, text + ".", self.span, gains, priority=2)
 
 
 @statement_rule(
@@ -39,140 +79,166 @@ from gzguide.analysis.moves.syntax import (
 )
 def _search(stmt: Stmt, view: FunctionView) -> Move | None:
     """``for x in xs: if t: return R`` followed by ``return D``."""
-    node = stmt.node
-    if not isinstance(node, ast.For) or node.orelse or len(node.body) != 1:
-        return None
-    inner = node.body[0]
-    if not isinstance(inner, ast.If) or inner.orelse or len(inner.body) != 1:
-        return None
-    found = inner.body[0]
-    after = stmt.next_node()
-    if not isinstance(found, ast.Return) or not isinstance(after, ast.Return):
-        return None
-    span = (node.lineno, after.end_lineno or after.lineno)
-    loop = f"The loop at {lines(node.lineno, node.end_lineno or node.lineno)} only searches"
-    target, iterable = loop_target(node.target), render(node.iter)
-    if is_const(found.value, True) and is_const(after.value, False):
-        call = snippet(f"return any({render(inner.test)} for {target} in {iterable})", 78)
-        text = f"{loop}: {call} replaces it and its `return False`"
-        gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: body_lines([node])}
-        return Move(Kind.ANY, UNCLASSIFIED, text + ".", span, gains, priority=3)
-    if is_const(found.value, False) and is_const(after.value, True):
-        negated = negation(inner.test)
-        if isinstance(negated, ast.UnaryOp):  # no plain negation: `not any` reads better
-            search = f"not any({render(inner.test)} for {target} in {iterable})"
-        else:
-            search = f"all({render(negated)} for {target} in {iterable})"
-        call = snippet(f"return {search}", 78)
-        text = f"{loop}: {call} replaces it and its `return True`"
-        gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: body_lines([node])}
-        return Move(Kind.ALL, UNCLASSIFIED, text + ".", span, gains, priority=3)
-    if found.value is None or isinstance(found.value, ast.Constant):
-        return None
-    default = render(after.value) if after.value is not None else "None"
-    expr = render(found.value)
-    generator = f"({expr} for {target} in {iterable} if {render(inner.test)})"
-    call = snippet(f"return next({generator}, {default})", 86)
-    text = f"{loop} for the first match: {call} says so"
-    gains = {Concern.NESTING: 2, Concern.SIZE: body_lines([node])}
-    return Move(Kind.NEXT, UNCLASSIFIED, text + ".", span, gains, priority=2)
+    match stmt.node, stmt.next_node():
+        case (
+            ast.For(
+                body=[ast.If(test=test, body=[ast.Return(value=found)], orelse=[])], orelse=[]
+            ) as loop,
+            ast.Return(value=default) as after,
+        ):
+            return _search_move(_Search(loop, test, after), found, default)
+    return None
 
 
-_EMPTY: Final = {"list": "[]", "set": "set()", "dict": "{}"}
+def _search_move(search: _Search, found: ast.expr | None, default: ast.expr | None) -> Move | None:
+    """``any``, ``all`` or ``next``, by what the loop returns (``found``) and what the
+    ``return`` after it does (``default``)."""
+    match found, default:
+        case ast.Constant(value=True), ast.Constant(value=False):
+            return search.verdict(Kind.ANY, f"any({render(search.test)} {search.clause})", "False")
+        case ast.Constant(value=False), ast.Constant(value=True):
+            return search.verdict(Kind.ALL, _all_of(search), "True")
+        case ast.Constant(), _:
+            return None  # a constant either way, and no pair any() or all() says
+        case ast.expr() as value, _:
+            return search.first_match(value, default)
+    return None
 
 
-def _fresh_collection(node: ast.stmt | None) -> tuple[str, str] | None:
-    """(name, kind) when ``node`` is ``name = []`` / ``set()`` / ``{}`` / ``dict()``."""
-    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
-        return None
-    target, value = node.targets[0], node.value
-    if not isinstance(target, ast.Name):
-        return None
-    if isinstance(value, ast.List) and not value.elts:
-        return target.id, "list"
-    if isinstance(value, ast.Dict) and not value.keys:
-        return target.id, "dict"
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Name)
-        and value.func.id in ("list", "set", "dict")
-        and not value.args
-        and not value.keywords
-    ):
-        return target.id, value.func.id
+def _all_of(search: _Search) -> str:
+    negated = negation(search.test)
+    if isinstance(negated, ast.UnaryOp):  # no plain negation: `not any` reads better
+        return f"not any({render(search.test)} {search.clause})"
+    return f"all({render(negated)} {search.clause})"
+
+
+class _Fresh(NamedTuple):
+    """An empty collection a plain assignment makes."""
+
+    name: str
+    kind: str
+    line: int
+
+
+def _fresh_collection(node: ast.stmt | None) -> _Fresh | None:
+    """The collection ``node`` makes when it is ``name = []`` / ``set()`` / ``{}`` / ``dict()``."""
+    match node:
+        case ast.Assign(targets=[ast.Name(id=name)], value=value):
+            kind = _empty_kind(value)
+            return None if kind is None else _Fresh(name, kind, node.lineno)
+    return None
+
+
+def _empty_kind(value: ast.expr) -> str | None:
+    match value:
+        case ast.List(elts=[]):
+            return "list"
+        case ast.Dict(keys=[]):
+            return "dict"
+        case ast.Call(func=ast.Name(id="list" | "set" | "dict" as kind), args=[], keywords=[]):
+            return kind
     return None
 
 
 def _fill(statement: ast.stmt, name: str, kind: str) -> str | None:
     """The comprehension element when ``statement`` only adds one item to ``name``."""
     if kind == "dict":
-        if (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Subscript)
-            and isinstance(statement.targets[0].value, ast.Name)
-            and statement.targets[0].value.id == name
-        ):
-            key = render(statement.targets[0].slice)
-            return f"{key}: {render(statement.value)}"
-        return None
-    method = "append" if kind == "list" else "add"
-    if (
-        isinstance(statement, ast.Expr)
-        and isinstance(statement.value, ast.Call)
-        and isinstance(statement.value.func, ast.Attribute)
-        and statement.value.func.attr == method
-        and isinstance(statement.value.func.value, ast.Name)
-        and statement.value.func.value.id == name
-        and len(statement.value.args) == 1
-        and not statement.value.keywords
-        and not isinstance(statement.value.args[0], ast.Starred)
-    ):
-        return render(statement.value.args[0])
+        return _put(statement, name)
+    return _added(statement, name, "append" if kind == "list" else "add")
+
+
+def _put(statement: ast.stmt, name: str) -> str | None:
+    """``key: value`` when ``statement`` is ``name[key] = value``."""
+    match statement:
+        case ast.Assign(
+            targets=[ast.Subscript(value=ast.Name(id=filled), slice=key)], value=value
+        ) if filled == name:
+            return f"{render(key)}: {render(value)}"
     return None
+
+
+def _added(statement: ast.stmt, name: str, method: str) -> str | None:
+    """The item when ``statement`` is ``name.<method>(item)``."""
+    match statement:
+        case ast.Expr(
+            value=ast.Call(
+                func=ast.Attribute(value=ast.Name(id=filled), attr=called),
+                args=[item],
+                keywords=[],
+            )
+        ) if filled == name and called == method and not isinstance(item, ast.Starred):
+            return render(item)
+    return None
+
+
+def _filled_by(node: ast.stmt) -> tuple[ast.For, ast.expr | None, ast.stmt] | None:
+    """(the loop, its filter, the statement that adds) for a loop without ``else`` of one
+    statement, or of one ``if`` of one statement."""
+    match node:
+        case ast.For(body=[ast.If(test=test, body=[add], orelse=[])], orelse=[]):
+            return node, test, add
+        case ast.For(body=[add], orelse=[]):
+            return node, None, add
+    return None
+
+
+#: The brackets of a comprehension that builds each kind of collection.
+_BRACKETS: Final = {"list": ("[", "]"), "set": ("{", "}"), "dict": ("{", "}")}
+
+
+class _Fill(NamedTuple):
+    """A loop that only adds to the empty collection made right before it."""
+
+    loop: ast.For
+    made: _Fresh
+    element: str
+    test: ast.expr | None
+
+    def built(self) -> str:
+        """The statement that builds the collection in one step, quoted."""
+        name, kind = self.made.name, self.made.kind
+        target, source = loop_target(self.loop.target), render(self.loop.iter)
+        copied = _copy_of(self.element, target, source, kind) if self.test is None else None
+        if copied is not None:
+            # `{k: v for k, v in d.items()}` copies: the constructor says so.
+            return snippet(f"{name} = {copied}", 90)
+        clause = f" for {target} in {source}"
+        if self.test is not None:
+            clause += f" if {render(self.test)}"
+        opening, closing = _BRACKETS[kind]
+        return snippet(f"{name} = {opening}{self.element}{clause}{closing}", 90)
+
+    def move(self) -> Move:
+        span = (self.made.line, extent(self.loop)[1])
+        text = (
+            f"{lines(*span).capitalize()} fill `{self.made.name}` in a loop: "
+            f"{self.built()} builds it in one step."
+        )
+        levels = 2 if self.test is not None else 1
+        gains = {Concern.NESTING: levels, Concern.SIZE: span[1] - span[0]}
+        return Move(Kind.COMPREHENSION, UNCLASSIFIED, text, span, gains, priority=2)
+
+
+def _filling(stmt: Stmt) -> _Fill | None:
+    """How the loop ``stmt`` fills the empty collection made right before it, when that
+    is all it does."""
+    shape, made = _filled_by(stmt.node), _fresh_collection(stmt.previous_node())
+    if shape is None or made is None:
+        return None
+    loop, test, add = shape
+    element = _fill(add, made.name, made.kind)
+    # The collection must not be read while it fills (only the add itself).
+    if element is None or sum(1 for _ in name_loads(loop, made.name)) != 1:
+        return None
+    return _Fill(loop, made, element, test)
 
 
 @statement_rule(Kind.COMPREHENSION, concern=Concern.SIZE, doc="comprehension", on=(ast.For,))
 def _comprehension(stmt: Stmt, view: FunctionView) -> Move | None:
-    node = stmt.node
-    if not isinstance(node, ast.For) or node.orelse or len(node.body) != 1:
-        return None
-    fresh = _fresh_collection(stmt.previous_node())
-    if fresh is None:
-        return None
-    name, kind = fresh
-    inner = node.body[0]
-    test: ast.expr | None = None
-    if isinstance(inner, ast.If) and not inner.orelse and len(inner.body) == 1:
-        test, inner = inner.test, inner.body[0]
-    element = _fill(inner, name, kind)
-    if element is None:
-        return None
-    # The collection must not be read while it fills (only the add itself).
-    if sum(1 for _ in name_loads(node, name)) != 1:
-        return None
-    if inside_try(stmt):
-        return None  # an error partway leaves a partial collection; a comprehension none
-    target, source = loop_target(node.target), render(node.iter)
-    clause = f" for {target} in {source}"
-    if test is not None:
-        clause += f" if {render(test)}"
-    brackets = ("{", "}") if kind in ("set", "dict") else ("[", "]")
-    built = snippet(f"{name} = {brackets[0]}{element}{clause}{brackets[1]}", 90)
-    if test is None:
-        copied = _copy_of(element, target, source, kind)
-        if copied is not None:
-            # `{k: v for k, v in d.items()}` copies: the constructor says so.
-            built = snippet(f"{name} = {copied}", 90)
-    start = node.lineno - 1 if stmt.index > 0 else node.lineno
-    previous = stmt.previous_node()
-    if previous is not None:
-        start = previous.lineno
-    span = (start, node.end_lineno or node.lineno)
-    text = f"{lines(*span).capitalize()} fill `{name}` in a loop: {built} builds it in one step."
-    levels = 2 if test is not None else 1
-    gains = {Concern.NESTING: levels, Concern.SIZE: span[1] - span[0]}
-    return Move(Kind.COMPREHENSION, UNCLASSIFIED, text, span, gains, priority=2)
+    fill = _filling(stmt)
+    if fill is None or inside_try(stmt):
+        return None  # in a try, an error partway leaves a partial collection; a comprehension none
+    return fill.move()
 
 
 def _copy_of(element: str, target: str, source: str, kind: str) -> str | None:
@@ -191,25 +257,28 @@ def _copy_of(element: str, target: str, source: str, kind: str) -> str | None:
 @statement_rule(Kind.ANY, concern=Concern.NESTING, doc="any-all-next", on=(ast.For,))
 def _first_match(stmt: Stmt, view: FunctionView) -> Move | None:
     """``for x in xs: if t: ...; break`` (nothing else in the loop): ``if any(t ...):``."""
-    node = stmt.node
-    if not isinstance(node, ast.For) or node.orelse or len(node.body) != 1:
-        return None
-    inner = node.body[0]
-    if not isinstance(inner, ast.If) or inner.orelse or len(inner.body) < 2:
-        return None
-    if not isinstance(inner.body[-1], ast.Break):
-        return None
-    targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-    action = inner.body[:-1]
-    if any(isinstance(n, ast.Name) and n.id in targets for a in action for n in ast.walk(a)):
-        return None  # the action uses the match itself: that is next(), not any()
-    test = f"any({render(inner.test)} for {loop_target(node.target)} in {render(node.iter)})"
-    text = (
-        f"The loop at {lines(node.lineno, node.end_lineno or node.lineno)} only looks for a "
-        f"match before acting once: {snippet('if ' + test + ':', 80)} says so, a level less."
-    )
-    archetype = ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
-    return Move(Kind.ANY, archetype, text, span_of(stmt), {Concern.NESTING: 1}, 3)
+    match stmt.node:
+        case (
+            ast.For(
+                body=[ast.If(test=test, body=[_, *_, ast.Break()] as body, orelse=[])], orelse=[]
+            ) as loop
+        ):
+            if _uses_the_match(loop, body[:-1]):
+                return None  # the action uses the match itself: that is next(), not any()
+            search = f"any({render(test)} for {loop_target(loop.target)} in {render(loop.iter)})"
+            text = (
+                f"The loop at {lines(*extent(loop))} only looks for a match before acting "
+                f"once: {snippet('if ' + search + ':', 80)} says so, a level less."
+            )
+            return Move(
+                Kind.ANY, nesting_archetype(view), text, span_of(stmt), {Concern.NESTING: 1}, 3
+            )
+    return None
+
+
+def _uses_the_match(loop: ast.For, action: list[ast.stmt]) -> bool:
+    targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    return any(mentions(statement, targets) for statement in action)
 
 
 def _breaks(statements: list[ast.stmt]) -> bool:
@@ -218,18 +287,39 @@ def _breaks(statements: list[ast.stmt]) -> bool:
     pending = list(statements)
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.Break):
-            return True
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue
-        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
-            pending.extend(node.orelse)
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            pending.extend(getattr(node, field, ()))
-        for part in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
-            pending.extend(part.body)
+        match node:
+            case ast.Break():
+                return True
+            case ast.FunctionDef() | ast.AsyncFunctionDef() | ast.ClassDef():
+                pass
+            case ast.For() | ast.AsyncFor() | ast.While():
+                pending.extend(node.orelse)
+            case _:
+                pending.extend(_held(node))
     return False
+
+
+def _held(node: ast.stmt) -> Iterator[ast.stmt]:
+    """The statements ``node`` holds itself: its blocks, and its handlers' and cases' bodies."""
+    for field in ("body", "orelse", "finalbody"):
+        yield from getattr(node, field, ())
+    for part in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+        yield from part.body
+
+
+def _else_line(
+    view: FunctionView,
+    loop: ast.For | ast.AsyncFor | ast.While,
+    after: int,
+    until: float = math.inf,
+) -> int:
+    """The line of ``loop``'s ``else:``: the first loop-else point from line ``after`` to
+    ``until``, or else the line of the ``else``'s first statement."""
+    first = loop.orelse[0].lineno
+    return next(
+        (p.line for p in view.points if p.kind == "loop_else" and after <= p.line <= until),
+        first,
+    )
 
 
 @statement_rule(
@@ -245,15 +335,7 @@ def _loop_else_without_break(stmt: Stmt, view: FunctionView) -> Move | None:
         return None
     if _breaks(node.body):
         return None
-    body_end = node.body[-1].end_lineno or node.body[-1].lineno
-    else_line = next(
-        (
-            p.line
-            for p in view.points
-            if p.kind == "loop_else" and body_end <= p.line <= node.orelse[0].lineno
-        ),
-        node.orelse[0].lineno,
-    )
+    else_line = _else_line(view, node, extent(node.body[-1])[1], node.orelse[0].lineno)
     loop = "`for`" if isinstance(node, ast.For | ast.AsyncFor) else "`while`"
     text = (
         f"The {loop} loop on line {node.lineno} has no `break`, so its `else` (line "
@@ -266,58 +348,43 @@ def _loop_else_without_break(stmt: Stmt, view: FunctionView) -> Move | None:
 @statement_rule(Kind.WALRUS_LOOP, concern=Concern.COMPLEXITY, doc="walrus_loop", on=(ast.While,))
 def _walrus_loop(stmt: Stmt, view: FunctionView) -> Move | None:
     """``while True: x = f(); if not x: break; ...``: ``while x := f():``."""
-    node = stmt.node
-    if not (
-        isinstance(node, ast.While)
-        and not node.orelse
-        and isinstance(node.test, ast.Constant)
-        and node.test.value in (True, 1)
-        and len(node.body) >= 3
-    ):
-        return None
-    made, leave = node.body[0], node.body[1]
-    if not (
-        isinstance(made, ast.Assign)
-        and len(made.targets) == 1
-        and isinstance(made.targets[0], ast.Name)
-        and isinstance(leave, ast.If)
-        and not leave.orelse
-        and len(leave.body) == 1
-        and isinstance(leave.body[0], ast.Break)
-    ):
-        return None
-    name = made.targets[0].id
-    test = leave.test
-    walrus = ast.NamedExpr(ast.Name(name, ast.Store()), made.value)
-    if (
-        isinstance(test, ast.UnaryOp)
-        and isinstance(test.op, ast.Not)
-        and isinstance(test.operand, ast.Name)
-        and test.operand.id == name
-    ):
-        header: ast.expr = walrus
-    elif (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == name
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Is)
-        and is_const(test.comparators[0], None)
-    ):
-        header = ast.Compare(walrus, [ast.IsNot()], [ast.Constant(None)])
-    else:
-        return None
-    rendered = render(header)
-    if header is walrus:
-        rendered = rendered.removeprefix("(").removesuffix(")")
-    text = (
-        f"Lines {node.lineno}-{leave.end_lineno} read a value and stop when there is none: "
-        f"`while {rendered}:` does both, 1 point less."
-    )
-    gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 2}
-    return Move(
-        Kind.WALRUS_LOOP, UNCLASSIFIED, text, (node.lineno, leave.end_lineno or 0), gains, 4
-    )
+    match stmt.node:
+        case (
+            ast.While(
+                test=ast.Constant(value=True | 1),
+                body=[
+                    ast.Assign(targets=[ast.Name(id=name)], value=value),
+                    ast.If(test=test, body=[ast.Break()], orelse=[]) as leave,
+                    _,
+                    *_,
+                ],
+                orelse=[],
+            ) as loop
+        ):
+            header = _walrus_header(name, value, test)
+            if header is None:
+                return None
+            text = (
+                f"Lines {loop.lineno}-{leave.end_lineno} read a value and stop when there is "
+                f"none: `while {header}:` does both, 1 point less."
+            )
+            gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 1, Concern.SIZE: 2}
+            span = (loop.lineno, leave.end_lineno or 0)
+            return Move(Kind.WALRUS_LOOP, UNCLASSIFIED, text, span, gains, 4)
+    return None
+
+
+def _walrus_header(name: str, value: ast.expr, test: ast.expr) -> str | None:
+    """The ``while`` test that reads ``name = value`` and stops where ``test`` breaks."""
+    walrus = ast.NamedExpr(ast.Name(name, ast.Store()), value)
+    match test:
+        case ast.UnaryOp(op=ast.Not(), operand=ast.Name(id=tested)) if tested == name:
+            return render(walrus).removeprefix("(").removesuffix(")")
+        case ast.Compare(
+            left=ast.Name(id=tested), ops=[ast.Is()], comparators=[ast.Constant(value=None)]
+        ) if tested == name:
+            return render(ast.Compare(walrus, [ast.IsNot()], [ast.Constant(None)]))
+    return None
 
 
 @statement_rule(
@@ -329,42 +396,44 @@ def _walrus_loop(stmt: Stmt, view: FunctionView) -> Move | None:
 def _membership_else(stmt: Stmt, view: FunctionView) -> Move | None:
     """``for x in xs: if x == v: break`` with an ``else``: ``if v not in xs:`` and
     the ``else`` body."""
-    node = stmt.node
-    if not isinstance(node, ast.For) or not node.orelse or len(node.body) != 1:
-        return None
-    inner = node.body[0]
-    if not (
-        isinstance(inner, ast.If)
-        and not inner.orelse
-        and len(inner.body) == 1
-        and isinstance(inner.body[0], ast.Break)
-        and isinstance(node.target, ast.Name)
-    ):
-        return None
-    test = inner.test
-    if not (
-        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
-    ):
-        return None
-    name = node.target.id
-    sides = [test.left, test.comparators[0]]
-    loop_side = [n for n in sides if isinstance(n, ast.Name) and n.id == name]
-    if len(loop_side) != 1:
-        return None
-    (value,) = [n for n in sides if n is not loop_side[0]]
-    if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
-        return None
-    end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
-    if any(p > end for p in view.loads.get(name, ())):
-        return None  # the loop's variable is read after it: the loop also sets it
-    rewrite = ast.Compare(value, [ast.NotIn()], [node.iter])
-    else_line = next(
-        (p.line for p in view.points if p.kind == "loop_else" and node.lineno < p.line),
-        node.orelse[0].lineno,
-    )
+    match stmt.node:
+        case (
+            ast.For(
+                target=ast.Name(id=name),
+                body=[
+                    ast.If(
+                        test=ast.Compare(left=left, ops=[ast.Eq()], comparators=[right]),
+                        body=[ast.Break()],
+                        orelse=[],
+                    )
+                ],
+                orelse=[_, *_],
+            ) as loop
+        ):
+            value = _compared_with(name, left, right)
+            if value is None:
+                return None
+            if any(p > stmt.end for p in view.loads.get(name, ())):
+                return None  # the loop's variable is read after it: the loop also sets it
+            return _membership_move(view, loop, value)
+    return None
+
+
+def _compared_with(name: str, left: ast.expr, right: ast.expr) -> ast.expr | None:
+    """The side of ``left == right`` that is not the plain name ``name``, when the other
+    is and this one does not hold it."""
+    for side, value in ((left, right), (right, left)):
+        if isinstance(side, ast.Name) and side.id == name:
+            return None if mentions(value, (name,)) else value
+    return None
+
+
+def _membership_move(view: FunctionView, loop: ast.For, value: ast.expr) -> Move:
+    rewrite = ast.Compare(value, [ast.NotIn()], [loop.iter])
+    else_line = _else_line(view, loop, after=loop.lineno + 1)
     text = (
-        f"The loop on line {node.lineno} only tests membership: `if {render(rewrite)}:` "
+        f"The loop on line {loop.lineno} only tests membership: `if {render(rewrite)}:` "
         f"with its `else` body (line {else_line}) does the same, 2 points less."
     )
     gains = {Concern.COMPLEXITY: 2, Concern.NESTING: 1, Concern.SIZE: 2}
-    return Move(Kind.MEMBERSHIP_ELSE, UNCLASSIFIED, text, (node.lineno, else_line), gains, 4)
+    return Move(Kind.MEMBERSHIP_ELSE, UNCLASSIFIED, text, (loop.lineno, else_line), gains, 4)

@@ -127,28 +127,33 @@ def _links(node: ast.expr) -> tuple[list[str], int, ast.expr]:
     return attributes, calls, current
 
 
+def _walk(node: ast.expr, params: set[str]) -> tuple[str, list[str]] | None:
+    """(the parameter, the attributes from it outwards) when the chain ``node`` walks from
+    one of ``params`` through other objects' structure."""
+    attributes, calls, root = _links(node)
+    match root:
+        case ast.Name(id=name) if (
+            name in params
+            and len(attributes) >= MIN_LINKS
+            and calls >= 1
+            and BUILTIN_METHODS.isdisjoint(attributes)
+        ):
+            return name, attributes
+    return None
+
+
 @rule(Kind.HIDE_DELEGATE, concern=Concern.COMPLEXITY, doc="message_chain")
 def chain_move(view: FunctionView, receiver: str | None) -> Move | None:
     params = set(view.params) - {receiver, "self", "cls"}
-    best: tuple[int, ast.expr, list[str]] | None = None
-    for node in view.chains:
-        attributes, calls, root = _links(node)
-        if not isinstance(root, ast.Name) or root.id not in params:
-            continue
-        if len(attributes) < MIN_LINKS or calls < 1:
-            continue
-        if any(a in BUILTIN_METHODS for a in attributes):
-            continue
-        if best is None or len(attributes) > best[0]:
-            best = (len(attributes), node, attributes)
+    walks = ((node, w) for node in view.chains if (w := _walk(node, params)) is not None)
+    # The longest walk; of those as long, the first.
+    best = max(walks, key=lambda found: len(found[1][1]), default=None)
     if best is None:
         return None
-    _, expr, attributes = best
-    root = _links(expr)[2]
-    assert isinstance(root, ast.Name)
+    expr, (root, attributes) = best
     text = (
         f"{code(expr, 64)} (line {expr.lineno}) reaches through {names(attributes[:-1], 3)} "
-        f"to get `{attributes[-1]}`: a method on `{root.id}`'s class that returns it "
+        f"to get `{attributes[-1]}`: a method on `{root}`'s class that returns it "
         "hides the walk."
     )
     line = expr.lineno

@@ -52,19 +52,39 @@ def _tidied(text: str) -> str:
     if reference is None:
         return text
     tried: set[str] = set()
-    while True:
-        for opening, closing in _candidates(text):
-            shorter = text[:opening] + text[opening + 1 : closing] + text[closing + 1 :]
-            if shorter not in tried and _tree(shorter) == reference:
-                text = shorter
-                break
-            tried.add(shorter)
-        else:
-            return text
+    while (shorter := _one_pair_less(text, reference, tried)) is not None:
+        text = shorter
+    return text
+
+
+def _one_pair_less(text: str, reference: str, tried: set[str]) -> str | None:
+    """``text`` without the first pair of candidate parentheses whose dropping keeps the
+    tree ``reference``; None when none can go. ``tried`` holds the texts that did not."""
+    for opening, closing in _candidates(text):
+        shorter = text[:opening] + text[opening + 1 : closing] + text[closing + 1 :]
+        if shorter not in tried and _tree(shorter) == reference:
+            return shorter
+        tried.add(shorter)
+    return None
 
 
 def _candidates(text: str) -> list[tuple[int, int]]:
     """Offsets of parenthesis pairs around a ``not`` or around a call's only generator."""
+    tokens = _tokens(text)
+    pairs = _pairs(tokens)
+    found = [
+        (tokens[opening].start[1], tokens[closing].start[1])
+        for opening, closing in pairs.items()
+        if tokens[opening].string == "("
+        and (
+            _around_not(tokens, opening, closing) or _only_argument(tokens, pairs, opening, closing)
+        )
+    ]
+    return sorted(found)
+
+
+def _tokens(text: str) -> list[tokenize.TokenInfo]:
+    """The tokens of one line of code, line ends left out; none when it is not one line."""
     try:
         tokens = [
             t
@@ -74,35 +94,43 @@ def _candidates(text: str) -> list[tuple[int, int]]:
     except (tokenize.TokenError, SyntaxError):
         return []
     # Every token is on line 1: unparse writes an expression on one line.
-    if any(t.start[0] != 1 or t.end[0] != 1 for t in tokens):
-        return []
+    return tokens if all(t.start[0] == 1 == t.end[0] for t in tokens) else []
+
+
+def _pairs(tokens: list[tokenize.TokenInfo]) -> dict[int, int]:
+    """The index of each opening bracket's token, to the index of its closing one's."""
     pairs: dict[int, int] = {}
     stack: list[int] = []
     for index, token in enumerate(tokens):
-        if token.type == tokenize.OP and token.string in "([{":
-            stack.append(index)
-        elif token.type == tokenize.OP and token.string in ")]}" and stack:
-            pairs[stack.pop()] = index
-    found: list[tuple[int, int]] = []
-    for opening, closing in pairs.items():
-        if tokens[opening].string != "(" or opening + 1 >= len(tokens):
+        if token.type != tokenize.OP:
             continue
-        after = tokens[opening + 1]
-        before = tokens[opening - 1] if opening else None
-        around_not = after.string == "not" and (
-            before is None
-            or before.string in _BOOL_WORDS
-            or (closing + 1 < len(tokens) and tokens[closing + 1].string in _BOOL_WORDS)
-        )
-        only_argument = (
-            before is not None
-            and before.string == "("
-            and pairs.get(opening - 1) == closing + 1
-            and after.string != ")"
-        )
-        if around_not or only_argument:
-            found.append((tokens[opening].start[1], tokens[closing].start[1]))
-    return sorted(found)
+        if token.string in "([{":
+            stack.append(index)
+        elif token.string in ")]}" and stack:
+            pairs[stack.pop()] = index
+    return pairs
+
+
+def _around_not(tokens: list[tokenize.TokenInfo], opening: int, closing: int) -> bool:
+    """Parentheses around a ``not`` that open the text or that ``and``/``or`` join."""
+    if tokens[opening + 1].string != "not":
+        return False
+    if opening == 0:
+        return True
+    following = tokens[closing + 1].string if closing + 1 < len(tokens) else ""
+    return tokens[opening - 1].string in _BOOL_WORDS or following in _BOOL_WORDS
+
+
+def _only_argument(
+    tokens: list[tokenize.TokenInfo], pairs: dict[int, int], opening: int, closing: int
+) -> bool:
+    """The parentheses of a generator that is a call's only argument, inside the call's."""
+    return (
+        opening > 0
+        and tokens[opening - 1].string == "("
+        and pairs.get(opening - 1) == closing + 1
+        and tokens[opening + 1].string != ")"
+    )
 
 
 def _tree(text: str) -> str | None:

@@ -1,16 +1,18 @@
 """Small facts about syntax trees that several families of moves test.
 
 A loop target or a test as a person writes it, the plain negation of a test, the
-lines a block takes, whether two trees are the same code.
+lines a block takes, whether two trees are the same code, the arms of an ``if``
+chain and what runs when its test fails.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
-from typing import Final
+from collections.abc import Collection, Iterator
+from typing import Final, TypeGuard
 
-from gzguide.analysis.facts.walk import Stmt
+from gzguide.analysis.facts.walk import FunctionView, Stmt
+from gzguide.analysis.moves.base import UNCLASSIFIED
 from gzguide.analysis.moves.rendering import render
 
 #: The archetype of a function whose work is nested several levels deep.
@@ -38,6 +40,16 @@ def span_of(stmt: Stmt) -> tuple[int, int]:
     return (stmt.line, stmt.end_line)
 
 
+def extent(node: ast.expr | ast.stmt | ast.excepthandler) -> tuple[int, int]:
+    """The first and last line of ``node``."""
+    return (node.lineno, node.end_lineno or node.lineno)
+
+
+def nesting_archetype(view: FunctionView) -> str:
+    """What a move that takes a level away is evidence of in this function."""
+    return ARROWHEAD if view.is_arrowhead() else UNCLASSIFIED
+
+
 def is_const(node: ast.AST | None, value: object) -> bool:
     return isinstance(node, ast.Constant) and node.value is value
 
@@ -46,19 +58,34 @@ def same_tree(a: ast.AST, b: ast.AST) -> bool:
     return ast.dump(a) == ast.dump(b)
 
 
+def same_code(a: list[ast.stmt], b: list[ast.stmt]) -> bool:
+    """Whether two blocks are the same statements (positions aside)."""
+    return ast.dump(ast.Module(a, [])) == ast.dump(ast.Module(b, []))
+
+
 def negation(test: ast.expr) -> ast.expr:
     """The plain negation of ``test`` (``not x`` -> ``x``, ``a == b`` -> ``a != b``)."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return test.operand
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _NEGATED:
-        return ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators)
-    if isinstance(test, ast.BoolOp):
-        # De Morgan, where every operand has a plain negation: `a != x and b != y`
-        # reads better than `not (a == x or b == y)`.
-        parts = [negation(v) for v in test.values]
-        if not any(isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not) for p in parts):
-            return ast.BoolOp(ast.And() if isinstance(test.op, ast.Or) else ast.Or(), parts)
+    match test:
+        case ast.UnaryOp(op=ast.Not(), operand=operand):
+            return operand
+        case ast.Compare(left=left, ops=[op], comparators=comparators) if type(op) in _NEGATED:
+            return ast.Compare(left, [_NEGATED[type(op)]()], comparators)
+        case ast.BoolOp() if (flipped := _de_morgan(test)) is not None:
+            return flipped
     return ast.UnaryOp(ast.Not(), test)
+
+
+def _de_morgan(test: ast.BoolOp) -> ast.BoolOp | None:
+    """``a != x and b != y`` for ``not (a == x or b == y)``, which it reads better than;
+    None where an operand has no plain negation."""
+    parts = [negation(v) for v in test.values]
+    if any(_is_not(p) for p in parts):
+        return None
+    return ast.BoolOp(ast.And() if isinstance(test.op, ast.Or) else ast.Or(), parts)
+
+
+def _is_not(node: ast.expr) -> bool:
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
 
 
 def body_lines(statements: list[ast.stmt]) -> int:
@@ -82,7 +109,7 @@ def jumps(statements: list[ast.stmt]) -> bool:
     )
 
 
-def reads_key(node: ast.expr | None, key: ast.expr, mapping: ast.expr) -> bool:
+def reads_key(node: ast.expr | None, key: ast.expr, mapping: ast.expr) -> TypeGuard[ast.Subscript]:
     return (
         isinstance(node, ast.Subscript)
         and same_tree(node.value, mapping)
@@ -94,6 +121,33 @@ def name_loads(node: ast.AST, name: str) -> Iterator[ast.Name]:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load):
             yield sub
+
+
+def mentions(node: ast.AST, names: Collection[str]) -> bool:
+    """Whether ``node`` holds one of ``names``, read or written."""
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def if_chain(node: ast.If) -> list[ast.If]:
+    """An ``if`` and each ``if`` its ``else`` holds alone (an ``elif``), in order."""
+    arms = [node]
+    while True:
+        match arms[-1].orelse:
+            case [ast.If() as arm]:
+                arms.append(arm)
+            case _:
+                return arms
+
+
+def otherwise(stmt: Stmt) -> ast.stmt | None:
+    """What runs when the test of the ``if`` ``stmt`` fails, when that is one statement:
+    its ``else``'s only one, or with no ``else`` the statement after it."""
+    match stmt.node:
+        case ast.If(orelse=[only]):
+            return only
+        case ast.If(orelse=[]):
+            return stmt.next_node()
+    return None
 
 
 def inside_try(stmt: Stmt) -> bool:
