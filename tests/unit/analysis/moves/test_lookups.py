@@ -71,3 +71,30 @@ def test_an_entry_made_when_missing_is_setdefault() -> None:
         "Lines 5-7 make the entry when it is missing, then use it: "
         "`entry = self.passwd.setdefault(realm, {})` does both, 1 point less."
     ) in moves(taken)
+
+
+def test_a_value_set_from_a_key_or_a_fallback_is_dict_get() -> None:
+    source = """
+    def price(prices, sku, log):
+        if sku in prices:
+            value = prices[sku]
+        else:
+            value = 0
+        log(value)
+        return value
+    """
+    f = move(source)
+    assert f.kind == Kind.DICT_GET
+    assert f.move == (
+        "Lines 3-6 look a key up or fall back: `value = prices.get(sku, 0)`, 1 point less."
+    )
+    after = """
+    def price(prices, sku, log):
+        value = prices.get(sku, 0)
+        log(value)
+        return value
+    """
+    assert radon(source) - radon(after) == 1
+    # Two names, or another mapping's key: no lookup of one entry.
+    assert Kind.DICT_GET not in kinds(source.replace("value = 0", "other = 0"))
+    assert Kind.DICT_GET not in kinds(source.replace("value = prices[sku]", "value = cache[sku]"))
