@@ -164,11 +164,10 @@ def _describe_run(statements: tuple[Stmt, ...]) -> str:
     or just a run of statements."""
     first, last = statements[0], statements[-1]
     parent = first.parent
-    whole = None
     if parent is not None and len(statements) == len(first.container):
         whole = _describe_body(first.container, parent.node)
-    if whole is not None:
-        return whole
+        if whole is not None:
+            return whole
     if isinstance(last.node, _LOOPS):
         return f"{_DESCRIPTIONS[type(last.node)]} with its set-up"
     return f"{len(statements)} statements"
@@ -336,10 +335,8 @@ def _lone_test(stmts: tuple[Stmt, ...]) -> tuple[ast.If, str] | None:
 def _extent(body: list[ast.stmt]) -> tuple[Pos, Pos]:
     """From the start of a statement list's first statement to the end of its last."""
     first, last = body[0], body[-1]
-    return (first.lineno, first.col_offset), (
-        last.end_lineno or last.lineno,
-        last.end_col_offset or 0,
-    )
+    end = (last.end_lineno or last.lineno, last.end_col_offset or 0)
+    return (first.lineno, first.col_offset), end
 
 
 def _container_end(stmt: Stmt) -> Pos:
@@ -406,6 +403,7 @@ def _binding_bodies(stmts: tuple[Stmt, ...]) -> dict[str, list[tuple[Pos, Pos]]]
     return found
 
 
+#: What a statement binds for one of its bodies: the names, and that body.
 _Binding = tuple[list[str], list[ast.stmt]]
 
 
