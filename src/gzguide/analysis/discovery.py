@@ -12,10 +12,12 @@ list in time yields what was found by then, and says so.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import time
 from collections.abc import Iterator
+from typing import Final
 
 SOURCE_SUFFIXES = (".py", ".pyi")
 
@@ -48,25 +50,43 @@ class Walk:
         return not self.complete
 
     def _iter(self) -> Iterator[str]:
-        root = self.root
         stack = [""]
         while stack and not self._late():
-            relative = stack.pop()
-            try:
-                with os.scandir(os.path.join(root, relative) if relative else root) as entries:
-                    for entry in entries:
-                        if entry.name.startswith(".") or not _representable(entry.name):
-                            continue
-                        rel = f"{relative}/{entry.name}" if relative else entry.name
-                        try:
-                            if entry.is_dir(follow_symlinks=False):
-                                stack.append(rel)
-                            elif entry.name.endswith(SOURCE_SUFFIXES):
-                                yield rel
-                        except OSError:
-                            continue
-            except OSError:
-                continue
+            folders, files = self._scan(stack.pop())
+            stack.extend(folders)
+            yield from files
+
+    def _scan(self, relative: str) -> tuple[list[str], list[str]]:
+        """The folders and the source files right in the folder ``relative``, as far
+        as it can be read."""
+        found: tuple[list[str], list[str]] = ([], [])
+        with contextlib.suppress(OSError), os.scandir(self._path(relative)) as entries:
+            for entry in entries:
+                kind = _kind(entry)
+                if kind is not None:
+                    found[kind].append(f"{relative}/{entry.name}" if relative else entry.name)
+        return found
+
+    def _path(self, relative: str) -> str:
+        return os.path.join(self.root, relative) if relative else self.root
+
+
+#: What :func:`_kind` says an entry is: the index of its list in :meth:`Walk._scan`.
+_FOLDER: Final = 0
+_SOURCE: Final = 1
+
+
+def _kind(entry: os.DirEntry[str]) -> int | None:
+    """Whether a directory entry is a folder to walk, a source file, or neither (hidden,
+    a name JSON cannot echo, another kind of file, or one that cannot be looked at)."""
+    if entry.name.startswith(".") or not _representable(entry.name):
+        return None
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return _FOLDER
+    except OSError:
+        return None
+    return _SOURCE if entry.name.endswith(SOURCE_SUFFIXES) else None
 
 
 def source_files(root: str) -> list[str]:

@@ -40,8 +40,9 @@ from gzguide.analysis.metrics.lizard import LizardValues, lizard_function_metric
 from gzguide.analysis.metrics.measurement import Measurement
 from gzguide.analysis.metrics.module import ModuleValues, module_metrics
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
-from gzguide.analysis.policy.advice import ADVISED_METRICS, Advice, Advisor, Candidate
-from gzguide.analysis.policy.directives import Directives, read_directives, silencer
+from gzguide.analysis.policy.advice import Advisor
+from gzguide.analysis.policy.directives import Directives, Silencer, read_directives, silencer
+from gzguide.analysis.policy.headlines import ADVISED_METRICS, Advice, Candidate
 from gzguide.analysis.policy.thresholds import Position, Thresholds
 
 _IN_BAND = (Position.APPROACHING, Position.APPROACHING_WARN)
@@ -170,22 +171,40 @@ def _candidates(measured: Measured, thresholds: Thresholds) -> list[Candidate]:
     quiet = silencer(measured.directives, measured.tree, measured.scopes)
     found: list[Candidate] = []
     for m in measured.measurements:
-        band = thresholds.band(m.metric)
-        if band is None or m.metric not in ADVISED_METRICS:
-            continue
-        position = band.position(m.value)
-        if position not in _IN_BAND:
-            continue
-        if (
-            m.metric == "lizard_ccn"
-            and m.scope is not None
-            and radon_cc.get(m.scope.key, Position.BELOW) is not Position.BELOW
-        ):
-            continue  # radon_cc speaks for this function's complexity
-        if quiet is not None and quiet.silenced(m.scope, m.metric):
-            continue
-        found.append(Candidate(m, band, position))
+        c = _in_band(m, thresholds)
+        if c is not None and _heard(c, radon_cc, quiet):
+            found.append(c)
     return found
+
+
+def _in_band(m: Measurement, thresholds: Thresholds) -> Candidate | None:
+    """``m`` as a candidate, when the engine advises on its metric and it is in band."""
+    band = thresholds.band(m.metric)
+    if band is None or m.metric not in ADVISED_METRICS:
+        return None
+    position = band.position(m.value)
+    return Candidate(m, band, position) if position in _IN_BAND else None
+
+
+def _heard(c: Candidate, radon_cc: dict[tuple[int, int], Position], quiet: Silencer | None) -> bool:
+    """Whether the candidate may speak: no comment silences it, and a function's
+    ``lizard_ccn`` only while its ``radon_cc`` is below its band."""
+    m = c.m
+    if (
+        m.metric == "lizard_ccn"
+        and m.scope is not None
+        and radon_cc.get(m.scope.key, Position.BELOW) is not Position.BELOW
+    ):
+        return False  # radon_cc speaks for this function's complexity
+    return quiet is None or not quiet.silenced(m.scope, m.metric)
+
+
+#: Where a value is: its metric and lines (what a finding is matched to its advice by).
+_Place = tuple[str, int, int]
+
+
+def _place(c: Candidate) -> _Place:
+    return (c.m.metric, c.m.start_line, c.m.end_line)
 
 
 def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
@@ -193,6 +212,18 @@ def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
     candidates = _candidates(measured, thresholds)
     if not candidates:
         return EMPTY_REPORT
+    advice = _advice(measured, candidates)
+    findings = [
+        _finding(c, a, measured.lines)
+        for c in candidates
+        if (a := advice.get(_place(c))) is not None
+    ]
+    findings.sort(key=lambda f: (f.start_line, f.end_line, f.metric))
+    return FileReport(findings)
+
+
+def _advice(measured: Measured, candidates: list[Candidate]) -> dict[_Place, Advice]:
+    """The advice each candidate gets, by its place (none for one left without a hint)."""
     advisor = Advisor(
         FileFacts(
             measured.tree,
@@ -202,43 +233,49 @@ def evaluate(measured: Measured, thresholds: Thresholds) -> FileReport:
             measured.keywords,
         )
     )
+    advice: dict[_Place, Advice] = {}
+    for group in _by_scope(candidates):
+        given = _advise(advisor, group)
+        for c in group:
+            if c.m.metric in given:
+                advice[_place(c)] = given[c.m.metric]
+    return advice
+
+
+def _by_scope(candidates: list[Candidate]) -> list[list[Candidate]]:
+    """The candidates of each definition (and of the module), in order of first sight."""
     by_scope: dict[tuple[int, int] | None, list[Candidate]] = {}
     for c in candidates:
         by_scope.setdefault(c.m.scope.key if c.m.scope is not None else None, []).append(c)
-    advice: dict[tuple[str, int, int], Advice] = {}
-    for group in by_scope.values():
-        scope = group[0].m.scope
-        if scope is None:
-            given = advisor.module(group)
-        elif scope.is_function:
-            given = advisor.function(scope, group)
-        else:
-            one = advisor.cls(scope, group[0])
-            given = {group[0].m.metric: one} if one is not None else {}
-        for c in group:
-            if c.m.metric in given:
-                advice[(c.m.metric, c.m.start_line, c.m.end_line)] = given[c.m.metric]
-    lines = measured.lines
-    findings = [
-        Finding(
-            metric=c.m.metric,
-            precedence_band=c.position.value,
-            crossing_value=c.m.value,
-            archetype=a.archetype,
-            headline=a.headline,
-            move=a.move,
-            start_line=c.m.start_line,
-            end_line=c.m.end_line,
-            start_byte=lines.start_of(c.m.start_line),
-            end_byte=lines.end_of(c.m.end_line),
-            proposes=a.proposes,
-            kind=a.kind,
-        )
-        for c in candidates
-        if (a := advice.get((c.m.metric, c.m.start_line, c.m.end_line))) is not None
-    ]
-    findings.sort(key=lambda f: (f.start_line, f.end_line, f.metric))
-    return FileReport(findings)
+    return list(by_scope.values())
+
+
+def _advise(advisor: Advisor, group: list[Candidate]) -> dict[str, Advice]:
+    """The advice for the candidates of one definition (or of the module), by metric."""
+    scope = group[0].m.scope
+    if scope is None:
+        return advisor.module(group)
+    if scope.is_function:
+        return advisor.function(scope, group)
+    one = advisor.cls(scope, group[0])
+    return {group[0].m.metric: one} if one is not None else {}
+
+
+def _finding(c: Candidate, a: Advice, lines: LineIndex) -> Finding:
+    return Finding(
+        metric=c.m.metric,
+        precedence_band=c.position.value,
+        crossing_value=c.m.value,
+        archetype=a.archetype,
+        headline=a.headline,
+        move=a.move,
+        start_line=c.m.start_line,
+        end_line=c.m.end_line,
+        start_byte=lines.start_of(c.m.start_line),
+        end_byte=lines.end_of(c.m.end_line),
+        proposes=a.proposes,
+        kind=a.kind,
+    )
 
 
 def analyze_bytes(data: bytes, thresholds: Thresholds) -> FileReport:

@@ -13,7 +13,7 @@ use attributes that no other group uses. The move names those groups.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -26,6 +26,7 @@ from gzguide.analysis.metrics.cohesion import (
 )
 from gzguide.analysis.moves.base import MAX_MOVE_CHARS, UNCLASSIFIED, Concern, Move, lines, names
 from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.partition import Partition
 from gzguide.analysis.moves.registry import rule
 
 MIN_GROUP_METHODS: Final = 2
@@ -66,72 +67,123 @@ class _Group:
     last_line: int
 
 
+_Definitions = dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]
+
+
 def _groups(cls: ast.ClassDef, graph: ClassCohesion) -> list[_Group]:
-    definitions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    definitions: _Definitions = {}
     for method in _methods_of(cls.body):
         definitions.setdefault(method.name, []).append(method)
-    methods = set(definitions)
-    working = [n for n, defs in definitions.items() if all(_is_working(d) for d in defs)]
-    inherits = any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases)
-    own = _own_members(cls, definitions) if inherits else set()
-    parent: dict[str, str] = {}
+    uses = _working_uses(definitions, graph)
+    links = _links(cls, definitions, uses)
+    _link_properties(links, definitions, graph, uses)
+    groups = [_group(members, definitions, uses) for members in links.groups(uses, _same)]
+    return sorted(groups, key=lambda g: g.first_line)
 
-    def find(name: str) -> str:
-        parent.setdefault(name, name)
-        while parent[name] != name:
-            parent[name] = parent[parent[name]]
-            name = parent[name]
-        return name
 
+def _same(name: str) -> str:
+    return name
+
+
+def _working_uses(definitions: _Definitions, graph: ClassCohesion) -> dict[str, frozenset[str]]:
+    """The members each working method uses (a method that uses none is left out)."""
     uses: dict[str, frozenset[str]] = {}
-    for name in working:
+    for name, defs in definitions.items():
         refs = graph.references.get(name, frozenset())
-        if not refs:
-            continue
-        uses[name] = refs
+        if refs and all(_is_working(d) for d in defs):
+            uses[name] = refs
+    return uses
+
+
+def _links(
+    cls: ast.ClassDef, definitions: _Definitions, uses: dict[str, frozenset[str]]
+) -> Partition:
+    """Each working method joined to the members it uses."""
+    local = _defined_here(cls, definitions)
+    links = Partition()
+    for name, refs in uses.items():
         for ref in refs:
             # A member the class does not define comes from a base: it is shared state.
-            member = ref if ref in methods or not inherits or ref in own else "<base>"
-            parent[find(member)] = find(name)
-    # A property links its name to the attribute behind it; initializers and dunders
-    # touch every attribute and link nothing.
+            links.join(ref if local is None or ref in local else "<base>", name)
+    return links
+
+
+def _defined_here(cls: ast.ClassDef, definitions: _Definitions) -> set[str] | None:
+    """The members the class defines itself; None when it has no base but ``object``
+    (then every member it uses is its own)."""
+    if all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases):
+        return None
+    return set(definitions) | _own_members(cls, definitions)
+
+
+def _link_properties(
+    links: Partition,
+    definitions: _Definitions,
+    graph: ClassCohesion,
+    uses: dict[str, frozenset[str]],
+) -> None:
+    """A property links its name to the attribute behind it; initializers and dunders
+    touch every attribute and link nothing."""
     for name, defs in definitions.items():
         if name not in uses and any(_decorator_names(d) & _PROPERTIES for d in defs):
             for ref in graph.references.get(name, frozenset()):
-                parent[find(ref)] = find(name)
-    grouped: dict[str, list[str]] = {}
-    for name in uses:
-        grouped.setdefault(find(name), []).append(name)
-    out = []
-    for members in grouped.values():
-        attributes = sorted({r for m in members for r in uses[m]} - methods)
-        first = min(d.lineno for m in members for d in definitions[m])
-        last = max(d.end_lineno or d.lineno for m in members for d in definitions[m])
-        ordered = sorted(members, key=lambda m: definitions[m][0].lineno)
-        out.append(_Group(ordered, attributes, first, last))
-    return sorted(out, key=lambda g: g.first_line)
+                links.join(ref, name)
 
 
-def _own_members(
-    cls: ast.ClassDef, definitions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]
-) -> set[str]:
+def _group(
+    members: list[str], definitions: _Definitions, uses: dict[str, frozenset[str]]
+) -> _Group:
+    defs = [d for m in members for d in definitions[m]]
+    attributes = sorted(_used_by(members, uses) - definitions.keys())
+    first = min(d.lineno for d in defs)
+    last = max(d.end_lineno or d.lineno for d in defs)
+    ordered = sorted(members, key=lambda m: definitions[m][0].lineno)
+    return _Group(ordered, attributes, first, last)
+
+
+def _used_by(members: list[str], uses: dict[str, frozenset[str]]) -> set[str]:
+    return {r for m in members for r in uses[m]}
+
+
+def _own_members(cls: ast.ClassDef, definitions: _Definitions) -> set[str]:
     """What the class itself defines: names bound in its body, and what its
     initializers set or use."""
-    found: set[str] = set()
-    for stmt in cls.body:
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-        found.update(t.id for t in targets if isinstance(t, ast.Name))
+    found = _bound_in_body(cls)
     for name in INITIALIZERS:
         for definition in definitions.get(name, ()):
             found |= _references(definition, cls.name)
     return found
 
 
+def _bound_in_body(cls: ast.ClassDef) -> set[str]:
+    found: set[str] = set()
+    for stmt in cls.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+        found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
+
+
 def is_large(cls: ast.ClassDef) -> str | None:
     """Why the class is large, or None."""
-    methods = [s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+    methods = _method_count(cls)
+    if methods >= LARGE_METHODS:
+        return f"{methods} methods"
     size = (cls.end_lineno or cls.lineno) - cls.lineno + 1
-    attributes = {
+    if size >= LARGE_LINES:
+        return f"{size} lines"
+    attributes = len(_self_attributes(cls))
+    if attributes >= LARGE_ATTRIBUTES:
+        return f"{attributes} attributes"
+    return None
+
+
+def _method_count(cls: ast.ClassDef) -> int:
+    return len([s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)])
+
+
+def _self_attributes(cls: ast.ClassDef) -> set[str]:
+    """The attributes of ``self`` the class sets."""
+    return {
         node.attr
         for node in ast.walk(cls)
         if isinstance(node, ast.Attribute)
@@ -139,38 +191,40 @@ def is_large(cls: ast.ClassDef) -> str | None:
         and isinstance(node.value, ast.Name)
         and node.value.id == "self"
     }
-    if len(methods) >= LARGE_METHODS:
-        return f"{len(methods)} methods"
-    if size >= LARGE_LINES:
-        return f"{size} lines"
-    if len(attributes) >= LARGE_ATTRIBUTES:
-        return f"{len(attributes)} attributes"
-    return None
 
 
 def _aliases_the_receiver(cls: ast.ClassDef) -> bool:
     """Whether a method binds its receiver to another name (``c = self``, to walk a
     chain of parents): what it reaches through that name is invisible to the groups.
     Only statements are looked at: such an alias is an assignment of its own."""
-    for method in _methods_of(cls.body):
-        args = method.args.posonlyargs + method.args.args
-        if not args:
-            continue
-        receiver = args[0].arg
-        pending: list[ast.stmt] = list(method.body)
-        while pending:
-            node = pending.pop()
-            if (
-                isinstance(node, ast.Assign | ast.AnnAssign)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == receiver
-            ):
-                return True
-            for name in ("body", "orelse", "finalbody"):
-                pending.extend(getattr(node, name, ()))
-            for part in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
-                pending.extend(part.body)
+    return any(_aliases_its_receiver(method) for method in _methods_of(cls.body))
+
+
+def _aliases_its_receiver(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    args = method.args.posonlyargs + method.args.args
+    if not args:
+        return False
+    receiver = args[0].arg
+    return any(_is_alias_of(node, receiver) for node in _statements(method.body))
+
+
+def _is_alias_of(node: ast.stmt, receiver: str) -> bool:
+    match node:
+        case ast.Assign(value=ast.Name(id=name)) | ast.AnnAssign(value=ast.Name(id=name)):
+            return name == receiver
     return False
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``body``, nested ones included, in no particular order."""
+    pending = list(body)
+    while pending:
+        node = pending.pop()
+        yield node
+        for name in ("body", "orelse", "finalbody"):
+            pending.extend(getattr(node, name, ()))
+        for part in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+            pending.extend(part.body)
 
 
 @rule(Kind.EXTRACT_CLASS, concern=Concern.COHESION, doc="cohesion_lcom4")
@@ -184,33 +238,52 @@ def cohesion_move(
     gives the attribute names the file reads on other objects; asked only when the
     groups hold): a split would change that interface, which callers use as one
     object."""
+    own = _separate_groups(cls, graph)
+    if len(own) < 2 or _aliases_the_receiver(cls) or _read_from_outside(own, read_outside):
+        return None
+    archetype = "large_class" if is_large(cls) else UNCLASSIFIED
+    span = (cls.lineno, cls.end_lineno or cls.lineno)
+    gains = {Concern.COHESION: len(own) - 1}
+    return Move(Kind.EXTRACT_CLASS, archetype, _cohesion_text(own), span, gains, 1)
+
+
+def _separate_groups(cls: ast.ClassDef, graph: ClassCohesion) -> list[_Group]:
+    """The groups of two or more methods that use an attribute no other group uses."""
     groups = [g for g in _groups(cls, graph) if len(g.methods) >= MIN_GROUP_METHODS]
-    own: list[_Group] = []
-    for group in groups:
-        others = {a for g in groups if g is not group for a in g.attributes}
-        if set(group.attributes) - others:
-            own.append(group)
-    if len(own) < 2:
-        return None
-    if _aliases_the_receiver(cls):
-        return None
+    return [g for g in groups if set(g.attributes) - _used_by_others(groups, g)]
+
+
+def _used_by_others(groups: list[_Group], group: _Group) -> set[str]:
+    return {a for g in groups if g is not group for a in g.attributes}
+
+
+def _read_from_outside(own: list[_Group], read_outside: Callable[[], frozenset[str]]) -> bool:
+    """Whether the file reads a public attribute of the groups on another object."""
     public = {a for g in own for a in g.attributes if not a.startswith("_")}
-    if public and public & read_outside():
-        return None
-    # Fewer names of each group until the move fits inline whole.
-    for shown_methods, shown_attributes in ((3, 2), (2, 2), (2, 1), (1, 1)):
-        parts = [
-            f"{names(g.methods, shown_methods)} ({lines(g.first_line, g.last_line)}) "
-            f"use {names(g.attributes, shown_attributes)}"
-            for g in own[:2]
-        ]
-        text = (
-            f"{parts[0]}; {parts[1]}: nothing else links them. Move one group, with the "
-            "attributes only it uses, into a class of its own."
-        )
+    return bool(public) and bool(public & read_outside())
+
+
+#: How many methods and attributes of each group a move names, fewest last.
+_SHOWN: Final = ((3, 2), (2, 2), (2, 1), (1, 1))
+
+
+def _cohesion_text(own: list[_Group]) -> str:
+    """Fewer names of each group until the move fits inline whole."""
+    text = ""
+    for shown_methods, shown_attributes in _SHOWN:
+        text = _cohesion_words(own, shown_methods, shown_attributes)
         if len(text) <= MAX_MOVE_CHARS:
             break
-    large = is_large(cls)
-    archetype = "large_class" if large else UNCLASSIFIED
-    span = (cls.lineno, cls.end_lineno or cls.lineno)
-    return Move(Kind.EXTRACT_CLASS, archetype, text, span, {Concern.COHESION: len(own) - 1}, 1)
+    return text
+
+
+def _cohesion_words(own: list[_Group], shown_methods: int, shown_attributes: int) -> str:
+    parts = [
+        f"{names(g.methods, shown_methods)} ({lines(g.first_line, g.last_line)}) "
+        f"use {names(g.attributes, shown_attributes)}"
+        for g in own[:2]
+    ]
+    return (
+        f"{parts[0]}; {parts[1]}: nothing else links them. Move one group, with the "
+        "attributes only it uses, into a class of its own."
+    )

@@ -42,11 +42,15 @@ def where_copied(node: ast.stmt, scope: Scope, facts: FileFacts) -> str | None:
     owner = facts.function_at(other.lineno)
     if owner is not None and owner.key != scope.key:
         where += f" (in `{owner.node.name}`)"
+    return where + _how_close(differing)
+
+
+def _how_close(differing: int) -> str:
     if not differing:
-        return where + " word for word"
+        return " word for word"
     if differing == 1:
-        return where + " but for one name or value"
-    return where + f" but for {differing} names or values"
+        return " but for one name or value"
+    return f" but for {differing} names or values"
 
 
 @rule(Kind.COPIED_FUNCTION, concern=Concern.SIZE, doc="copied_function")
@@ -67,26 +71,38 @@ def _copy_text(scope: Scope, found: FunctionCopy) -> str:
     other = found.other
     prefix = scope.qualname.rpartition(".")[0]
     name = other.qualname.removeprefix(f"{prefix}.") if prefix else other.qualname
-    where = f"`{name}` ({lines(other.start_line, other.end_line)})"
-    this = scope.kind
-    apart = other.owner is not scope.owner and other.owner is not None
-    also = _also(found.more)
-    both = "all" if found.more else "both"
+    where = f"`{name}` ({lines(other.start_line, other.end_line)}) is this {scope.kind}"
     if not found.differing or found.renames_only:
-        same = "word for word" if not found.differing else "but for the names of its locals"
-        keep = (
-            f"one definition in a class they share can serve {both}"
-            if apart
-            else f"keep one and have the {'others' if found.more else 'other'} call it"
-        )
-        return f"{where} is this {this} {same}{also}: {keep}."
+        return _same_text(where, scope, found)
+    return _differing_text(where, found)
+
+
+def _same_text(where: str, scope: Scope, found: FunctionCopy) -> str:
+    """For a copy that differs in nothing a caller passes: one definition is enough."""
+    same = "word for word" if not found.differing else "but for the names of its locals"
+    return f"{where} {same}{_also(found.more)}: {_keep(scope, found)}."
+
+
+def _keep(scope: Scope, found: FunctionCopy) -> str:
+    owner = found.other.owner
+    if owner is not scope.owner and owner is not None:
+        return f"one definition in a class they share can serve {_both(found.more)}"
+    return f"keep one and have the {'others' if found.more else 'other'} call it"
+
+
+def _differing_text(where: str, found: FunctionCopy) -> str:
+    """For a copy that differs in values: one helper taking them as parameters."""
     theirs = listing([snippet(b, 40) for _, b in found.differing])
     ours = ", ".join(snippet(a, 40) for a, _ in found.differing)
-    tail = f"{also}: one helper taking {_which(found)} can serve {both}."
-    text = f"{where} is this {this} but for {theirs} (here {ours}){tail}"
+    tail = f"{_also(found.more)}: one helper taking {_which(found)} can serve {_both(found.more)}."
+    text = f"{where} but for {theirs} (here {ours}){tail}"
     if len(text) > MAX_MOVE_CHARS:
-        text = f"{where} is this {this} but for {theirs}{tail}"
+        text = f"{where} but for {theirs}{tail}"
     return text
+
+
+def _both(more: int) -> str:
+    return "all" if more else "both"
 
 
 def _also(more: int) -> str:

@@ -29,8 +29,9 @@ which keeps one call line.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Final
 
 from gzguide.analysis.facts.walk import (
@@ -40,6 +41,7 @@ from gzguide.analysis.facts.walk import (
     RETURN,
     YIELD,
     FunctionView,
+    Jump,
     Pos,
     Stmt,
 )
@@ -51,6 +53,8 @@ MIN_LINES: Final = 3
 MAX_INPUTS: Final = 3
 #: A block longer than this share of the function's body is the function itself.
 MAX_SHARE: Final = 0.75
+
+_LOOPS: Final = (ast.For, ast.AsyncFor, ast.While)
 
 _DESCRIPTIONS: Final = {
     ast.If: "the `if`",
@@ -102,17 +106,7 @@ class Extraction:
     @property
     def what(self) -> str:
         if len(self.statements) == 1:
-            node = self.statements[0].node
-            orelse = node.orelse if isinstance(node, ast.If) else []
-            if (
-                len(orelse) == 1
-                and isinstance(orelse[0], ast.If)
-                and orelse[0].col_offset == node.col_offset
-            ):
-                return "the `if`/`elif` chain"
-            if orelse:
-                return "the `if`/`else`"
-            return _DESCRIPTIONS.get(type(node), "the statement")
+            return _describe_statement(self.statements[0].node)
         return _describe_run(self.statements)
 
     @rule(Kind.EXTRACT, concern=Concern.COMPLEXITY, doc="extract")
@@ -121,36 +115,48 @@ class Extraction:
     ) -> Move:
         """Worded for ``concern``; ``total`` is the function's radon complexity; ``twin``
         says where a copy of the block is (``"lines 9-14 (in `load`) word for word"``)."""
-        takes = f"takes {names(self.inputs)}" if self.inputs else "takes no arguments"
-        if self.generator:
-            gives = "and that it delegates to with `yield from`"
-        elif self.tail and self.returns_value:
-            gives = "and whose result it returns"
-        elif self.output:
-            gives = f"and returns `{self.output}`"
-        else:
-            gives = ""
-        kind = "a generator" if self.generator else "a helper"
-        helper = f"{kind} that {takes} {gives}".rstrip()
-        where = f"{lines(self.start_line, self.end_line).capitalize()} ({self.what})"
-        if concern is Concern.COMPLEXITY:
-            tail = f": {self.points} of its {total - 1} decision points go with them."
-        else:
-            tail = "."
-        if twin is not None:
-            text = f"{where} repeat {twin}: one {helper[2:]} "
-            if concern is Concern.COMPLEXITY:
-                text += f"can serve both, with {self.points} of its {total - 1} decision points."
-            else:
-                text += "can serve both."
-        else:
-            text = f"{where} can move into {helper}{tail}"
+        text = self._text(concern is Concern.COMPLEXITY, total, twin)
         archetype = "arrowhead" if _flattens(view, self) else UNCLASSIFIED
         gains = {
             Concern.COMPLEXITY: self.points,
             Concern.SIZE: self.size - 1,
         }
         return Move(Kind.EXTRACT, archetype, text, (self.start_line, self.end_line), gains, 1)
+
+    def _text(self, counted: bool, total: int, twin: str | None) -> str:
+        """The move's sentence; ``counted``: it names the decision points that go."""
+        where = f"{lines(self.start_line, self.end_line).capitalize()} ({self.what})"
+        helper = self._helper()
+        points = f"{self.points} of its {total - 1} decision points"
+        if twin is None:
+            tail = f": {points} go with them." if counted else "."
+            return f"{where} can move into {helper}{tail}"
+        serves = f"can serve both, with {points}." if counted else "can serve both."
+        return f"{where} repeat {twin}: one {helper[2:]} {serves}"
+
+    def _helper(self) -> str:
+        """What the helper is: ``a helper that takes `x` and returns `y```."""
+        takes = f"takes {names(self.inputs)}" if self.inputs else "takes no arguments"
+        kind = "a generator" if self.generator else "a helper"
+        return f"{kind} that {takes} {self._gives()}".rstrip()
+
+    def _gives(self) -> str:
+        """How the function gets the helper's work back."""
+        if self.generator:
+            return "and that it delegates to with `yield from`"
+        if self.tail and self.returns_value:
+            return "and whose result it returns"
+        return f"and returns `{self.output}`" if self.output else ""
+
+
+def _describe_statement(node: ast.stmt) -> str:
+    """What one compound statement is, as a reader names it."""
+    match node:
+        case ast.If(orelse=[ast.If(col_offset=column)]) if column == node.col_offset:
+            return "the `if`/`elif` chain"
+        case ast.If(orelse=[_, *_]):
+            return "the `if`/`else`"
+    return _DESCRIPTIONS.get(type(node), "the statement")
 
 
 def _describe_run(statements: tuple[Stmt, ...]) -> str:
@@ -159,19 +165,32 @@ def _describe_run(statements: tuple[Stmt, ...]) -> str:
     first, last = statements[0], statements[-1]
     parent = first.parent
     if parent is not None and len(statements) == len(first.container):
-        owner = _DESCRIPTIONS.get(type(parent.node), "the statement")
-        node = parent.node
-        if first.container is getattr(node, "body", None):
-            return f"the body of {owner}"
-        if first.container is getattr(node, "finalbody", None):
-            return "the `finally` block"
-        if first.container is getattr(node, "orelse", None):
-            return f"the `else` of {owner}"
-        if any(first.container is h.body for h in getattr(node, "handlers", ())):
-            return "the `except` block"
-    if isinstance(last.node, ast.For | ast.AsyncFor | ast.While):
+        whole = _describe_body(first.container, parent.node)
+        if whole is not None:
+            return whole
+    if isinstance(last.node, _LOOPS):
         return f"{_DESCRIPTIONS[type(last.node)]} with its set-up"
     return f"{len(statements)} statements"
+
+
+#: The blocks of a compound statement that a run of statements can be the whole of,
+#: and how each is named (``{owner}``: the statement it belongs to).
+_BODIES: Final = (
+    ("body", "the body of {owner}"),
+    ("finalbody", "the `finally` block"),
+    ("orelse", "the `else` of {owner}"),
+)
+
+
+def _describe_body(body: list[ast.stmt], node: ast.stmt) -> str | None:
+    """What the whole block ``body`` of the statement ``node`` is, if it is one."""
+    owner = _DESCRIPTIONS.get(type(node), "the statement")
+    for name, words in _BODIES:
+        if body is getattr(node, name, None):
+            return words.format(owner=owner)
+    if any(body is h.body for h in getattr(node, "handlers", ())):
+        return "the `except` block"
+    return None
 
 
 def _flattens(view: FunctionView, block: Extraction) -> bool:
@@ -197,26 +216,40 @@ def _receiver(view: FunctionView, is_method: bool) -> str | None:
 def _candidates(view: FunctionView) -> list[tuple[Stmt, ...]]:
     """Compound statements, whole bodies and blank-line paragraphs of two or more statements."""
     found: list[tuple[Stmt, ...]] = []
-    body = view.body
-    if body and _is_docstring(body[0].node):
-        body = body[1:]  # the docstring stays with its function
-    blocks: list[list[Stmt]] = [body]
+    blocks: list[list[Stmt]] = [_without_docstring(view.body)]
     for stmt in view.statements:
         if stmt.blocks and not stmt.is_elif:
             found.append((stmt,))
         blocks.extend(stmt.blocks)
     for block in blocks:
-        if len(block) >= 2:
-            found.append(tuple(block))
-        found.extend(_loops_with_their_setup(view, block))
-        paragraph: list[Stmt] = []
-        for stmt in block:
-            if paragraph and stmt.line > paragraph[-1].end_line + 1:
-                found.extend(_paragraph(paragraph, block))
-                paragraph = []
-            paragraph.append(stmt)
+        found.extend(_runs_of(view, block))
+    return found
+
+
+def _without_docstring(body: list[Stmt]) -> list[Stmt]:
+    """The function's body but its docstring, which stays with the function."""
+    return body[1:] if body and _is_docstring(body[0].node) else body
+
+
+def _runs_of(view: FunctionView, block: list[Stmt]) -> list[tuple[Stmt, ...]]:
+    """The candidates among the statements of one block: the whole block, its loops
+    with their set-up, and its paragraphs."""
+    found = [tuple(block)] if len(block) >= 2 else []
+    found.extend(_loops_with_their_setup(view, block))
+    for paragraph in _paragraphs(block):
         found.extend(_paragraph(paragraph, block))
     return found
+
+
+def _paragraphs(block: list[Stmt]) -> Iterator[list[Stmt]]:
+    """The runs of ``block`` between blank lines (the last one may be empty)."""
+    paragraph: list[Stmt] = []
+    for stmt in block:
+        if paragraph and stmt.line > paragraph[-1].end_line + 1:
+            yield paragraph
+            paragraph = []
+        paragraph.append(stmt)
+    yield paragraph
 
 
 def _paragraph(paragraph: list[Stmt], block: list[Stmt]) -> list[tuple[Stmt, ...]]:
@@ -243,19 +276,24 @@ def _loops_with_their_setup(view: FunctionView, block: list[Stmt]) -> list[tuple
     """Each loop of ``block`` with the assignments right before it that start the values
     it builds (``total = 0`` before ``for ...: total += ...``): one step, whole."""
     found = []
-    for index, stmt in enumerate(block):
-        if not isinstance(stmt.node, ast.For | ast.AsyncFor | ast.While) or index == 0:
-            continue
-        if not _starts_a_name(block[index - 1].node):
-            continue
-        _, written = view.names_within(stmt.start, stmt.end)
-        built = written | view.mutated_within(stmt.start, stmt.end)
-        first = index
-        while first > 0 and _starts_a_name(block[first - 1].node, built):
-            first -= 1
-        if first < index:
-            found.append(tuple(block[first : index + 1]))
+    for index in range(1, len(block)):
+        if isinstance(block[index].node, _LOOPS) and _starts_a_name(block[index - 1].node):
+            first = _setup_start(view, block, index)
+            if first < index:
+                found.append(tuple(block[first : index + 1]))
     return found
+
+
+def _setup_start(view: FunctionView, block: list[Stmt], index: int) -> int:
+    """Where the assignments that start the values the loop ``block[index]`` builds
+    begin (``index`` itself when none does)."""
+    loop = block[index]
+    _, written = view.names_within(loop.start, loop.end)
+    built = written | view.mutated_within(loop.start, loop.end)
+    first = index
+    while first > 0 and _starts_a_name(block[first - 1].node, built):
+        first -= 1
+    return first
 
 
 def _starts_a_name(node: ast.stmt, among: set[str] | None = None) -> bool:
@@ -271,36 +309,56 @@ def _starts_a_name(node: ast.stmt, among: set[str] | None = None) -> bool:
 def _tests_only_an_input(stmts: tuple[Stmt, ...], view: FunctionView, start: Pos) -> bool:
     """A lone ``if`` (no ``else``) on a bare name set before the block: the helper
     would take a flag only to test it; the ``if``'s body is the step."""
-    if len(stmts) != 1:
+    found = _lone_test(stmts)
+    if found is None:
         return False
-    node = stmts[0].node
-    if not isinstance(node, ast.If) or node.orelse:
-        return False
-    test = node.test
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test = test.operand
-    if not isinstance(test, ast.Name) or not any(p < start for p in view.stores.get(test.id, ())):
+    node, flag = found
+    if not any(p < start for p in view.stores.get(flag, ())):
         return False
     # A body that uses the value too (``if exc_info: exc_info = normalized(exc_info)``)
     # works on it: then the name is a real input, not a flag.
-    first, last = node.body[0], node.body[-1]
-    body = ((first.lineno, first.col_offset), (last.end_lineno or 0, last.end_col_offset or 0))
-    read, written = view.names_within(*body)
-    return test.id not in read and test.id not in written
+    read, written = view.names_within(*_extent(node.body))
+    return flag not in read and flag not in written
+
+
+def _lone_test(stmts: tuple[Stmt, ...]) -> tuple[ast.If, str] | None:
+    """The block's one statement when it is an ``if`` without ``else`` testing a bare
+    name (or its negation), and that name."""
+    match stmts:
+        case [Stmt(node=ast.If(test=ast.Name(id=flag), orelse=[]) as node)]:
+            return node, flag
+        case [Stmt(node=ast.If(test=ast.UnaryOp(ast.Not(), ast.Name(id=flag)), orelse=[]) as node)]:
+            return node, flag
+    return None
+
+
+def _extent(body: list[ast.stmt]) -> tuple[Pos, Pos]:
+    """From the start of a statement list's first statement to the end of its last."""
+    first, last = body[0], body[-1]
+    end = (last.end_lineno or last.lineno, last.end_col_offset or 0)
+    return (first.lineno, first.col_offset), end
 
 
 def _container_end(stmt: Stmt) -> Pos:
     """Where the statement list ``stmt`` sits in ends; for the body of a ``with``,
     which always runs, where the list around the ``with`` ends (what ``stmt`` sets
     there is set for everything after the ``with`` too)."""
-    while (
-        stmt.parent is not None
-        and isinstance(stmt.parent.node, ast.With | ast.AsyncWith)
-        and stmt.container is stmt.parent.node.body
-    ):
-        stmt = stmt.parent
+    while (owner := _with_around(stmt)) is not None:
+        stmt = owner
     last = stmt.container[-1] if stmt.container else stmt.node
     return (last.end_lineno or last.lineno, last.end_col_offset or 0)
+
+
+def _with_around(stmt: Stmt) -> Stmt | None:
+    """The ``with`` whose body ``stmt`` is in, if it is in one."""
+    parent = stmt.parent
+    if (
+        parent is not None
+        and isinstance(parent.node, ast.With | ast.AsyncWith)
+        and stmt.container is parent.node.body
+    ):
+        return parent
+    return None
 
 
 def _raising_blocks(stmt: Stmt) -> Iterator[tuple[Pos, Pos]]:
@@ -333,31 +391,52 @@ def _binding_bodies(stmts: tuple[Stmt, ...]) -> dict[str, list[tuple[Pos, Pos]]]
     """Per name, the spans of the bodies that constructs of the block run with it bound:
     a loop's target, an ``except ... as``, a ``with ... as``."""
     found: dict[str, list[tuple[Pos, Pos]]] = {}
-
-    def bind(targets: list[ast.expr], body: list[ast.stmt]) -> None:
-        if not body:
-            return
-        last = body[-1]
-        span = (
-            (body[0].lineno, body[0].col_offset),
-            (last.end_lineno or last.lineno, last.end_col_offset or 0),
-        )
-        for target in targets:
-            for n in ast.walk(target):
-                if isinstance(n, ast.Name):
-                    found.setdefault(n.id, []).append(span)
-
     for stmt in _within(stmts):
-        node = stmt.node
-        if isinstance(node, ast.For | ast.AsyncFor):
-            bind([node.target], node.body)
-        elif isinstance(node, ast.With | ast.AsyncWith):
-            bind([i.optional_vars for i in node.items if i.optional_vars is not None], node.body)
-        elif isinstance(node, ast.Try | ast.TryStar):
-            for handler in node.handlers:
-                if handler.name:
-                    bind([ast.Name(handler.name)], handler.body)
+        bindings = _BINDINGS.get(type(stmt.node))
+        if bindings is None:
+            continue
+        for bound, body in bindings(stmt.node):
+            if body:
+                span = _extent(body)
+                for name in bound:
+                    found.setdefault(name, []).append(span)
     return found
+
+
+#: What a statement binds for one of its bodies: the names, and that body.
+_Binding = tuple[list[str], list[ast.stmt]]
+
+
+def _loop_bindings(node: ast.stmt) -> Iterator[_Binding]:
+    assert isinstance(node, ast.For | ast.AsyncFor)
+    yield _names_in([node.target]), node.body
+
+
+def _with_bindings(node: ast.stmt) -> Iterator[_Binding]:
+    assert isinstance(node, ast.With | ast.AsyncWith)
+    yield _names_in([i.optional_vars for i in node.items if i.optional_vars is not None]), node.body
+
+
+def _handler_bindings(node: ast.stmt) -> Iterator[_Binding]:
+    assert isinstance(node, ast.Try | ast.TryStar)
+    for handler in node.handlers:
+        if handler.name:
+            yield [handler.name], handler.body
+
+
+def _names_in(targets: list[ast.expr]) -> list[str]:
+    return [n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+#: The statements that bind names for their body, and what each binds there.
+_BINDINGS: Final[dict[type[ast.stmt], Callable[[ast.stmt], Iterator[_Binding]]]] = {
+    ast.For: _loop_bindings,
+    ast.AsyncFor: _loop_bindings,
+    ast.With: _with_bindings,
+    ast.AsyncWith: _with_bindings,
+    ast.Try: _handler_bindings,
+    ast.TryStar: _handler_bindings,
+}
 
 
 def _is_docstring(node: ast.stmt) -> bool:
@@ -370,28 +449,24 @@ def _is_docstring(node: ast.stmt) -> bool:
 
 def _is_trivial(node: ast.stmt) -> bool:
     """A docstring, ``pass``, a plain ``return``, or a guard clause."""
-    if isinstance(node, ast.Pass | ast.Return):
-        return True
-    if isinstance(node, ast.Expr | ast.Assign) and isinstance(node.value, ast.Constant):
-        return True  # a docstring, or a flag such as ``__tracebackhide__ = True``
-    return (
-        isinstance(node, ast.If)
-        and not node.orelse
-        and len(node.body) == 1
-        and isinstance(node.body[0], ast.Raise | ast.Return | ast.Continue | ast.Break)
-    )
+    match node:
+        case ast.Pass() | ast.Return():
+            return True
+        case ast.Expr(value=ast.Constant()) | ast.Assign(value=ast.Constant()):
+            return True  # a docstring, or a flag such as ``__tracebackhide__ = True``
+    return _is_guard_clause(node)
 
 
 def _is_guard(stmts: tuple[Stmt, ...]) -> bool:
-    if len(stmts) != 1:
-        return False
-    node = stmts[0].node
-    return (
-        isinstance(node, ast.If)
-        and not node.orelse
-        and len(node.body) == 1
-        and isinstance(node.body[0], ast.Raise | ast.Return | ast.Continue | ast.Break)
-    )
+    return len(stmts) == 1 and _is_guard_clause(stmts[0].node)
+
+
+def _is_guard_clause(node: ast.stmt) -> bool:
+    """An ``if`` without ``else`` whose body only leaves (raises, returns, jumps)."""
+    match node:
+        case ast.If(orelse=[], body=[ast.Raise() | ast.Return() | ast.Continue() | ast.Break()]):
+            return True
+    return False
 
 
 #: Why a block cannot move out as it is.
@@ -430,6 +505,45 @@ HANDS_OVER: Final = "hands_over"
 _YIELD_PROTOCOLS: Final = frozenset(
     {"contextmanager", "asynccontextmanager", "fixture", "hookimpl", "hookwrapper"}
 )
+
+
+class _Block:
+    """One block under examination, with what several checks ask of it (each worked
+    out once, when a check first needs it)."""
+
+    def __init__(self, examiner: Examiner, stmts: tuple[Stmt, ...]) -> None:
+        self.examiner = examiner
+        self.stmts = stmts
+        first, last = stmts[0], stmts[-1]
+        self.start, self.end = first.start, last.end
+        self.size = last.end_line - first.line + 1
+        #: The block ends the function (then its ``return`` becomes the call's).
+        self.tail = last.node is examiner.tail_node and first.parent is None
+
+    @cached_property
+    def leaves(self) -> str | None:
+        return _leaves(self.examiner.view, self.start, self.end, self.tail)
+
+    @property
+    def generator(self) -> bool:
+        return self.leaves == LEAVES_YIELD
+
+    @cached_property
+    def inputs(self) -> list[str]:
+        return self.examiner.inputs(self.stmts)
+
+    @cached_property
+    def outputs(self) -> list[str]:
+        return [] if self.tail else self.examiner.outputs(self.stmts)
+
+    def extraction(self) -> Extraction:
+        """The block as a move, once every check has passed."""
+        stmts, generator = self.stmts, self.generator
+        points = sum(s.points for s in stmts)
+        conditions = sum(s.conditions for s in stmts)
+        output = self.outputs[0] if self.outputs else None
+        tail = self.tail and not generator
+        return Extraction(stmts, tuple(self.inputs), output, tail, generator, points, conditions)
 
 
 class Examiner:
@@ -472,83 +586,104 @@ class Examiner:
         return out
 
     def _examine(self, stmts: tuple[Stmt, ...]) -> Extraction | str:
-        view = self.view
-        first, last = stmts[0], stmts[-1]
-        size = last.end_line - first.line + 1
-        if len(stmts) == 1 and not first.blocks:
-            return SIMPLE  # one simple statement, however many lines its call takes
-        if _is_guard(stmts):
-            return GUARD
-        if size < MIN_LINES:
-            return SHORT
-        if size > self.body_lines * MAX_SHARE:
-            return MOST
-        start, end = first.start, last.end
-        if view.nested_within(start, end):
-            return DEFINES
-        if self._recurses(start, end):
-            return RECURSES
-        if self._reads_the_stack(start, end):
-            return FRAME
-        tail = last.node is self.tail_node and first.parent is None
-        leaves = _leaves(view, start, end, tail)
-        generator = leaves == LEAVES_YIELD
-        if leaves is not None and not generator:
-            return leaves
-        if generator and self.yield_is_protocol:
-            return HANDS_OVER  # a context manager's or fixture's yield is its whole point
-        if _tests_only_an_input(stmts, view, start):
-            return FLAG
-        if self._sets_instance_state(start, end):
-            return INITIALIZES
-        inputs = self.inputs(stmts)
-        if len(inputs) > MAX_INPUTS:
-            return INPUTS
-        outputs = [] if tail else self.outputs(stmts)
-        if len(outputs) > (0 if generator else 1):
-            return OUTPUTS
-        if self.changed_inputs(stmts):
-            return CHANGES  # it would change its caller's objects: not a step of its own
-        if self.threaded(stmts):
-            return THREADS
-        if not self._leaves_work_behind(stmts):
-            return BARE
-        points = sum(s.points for s in stmts)
-        conditions = sum(s.conditions for s in stmts)
-        output = outputs[0] if outputs else None
-        return Extraction(
-            stmts, tuple(inputs), output, tail and not generator, generator, points, conditions
-        )
+        """The first obstacle the checks find, in their order, or the extraction."""
+        block = _Block(self, stmts)
+        for check in _CHECKS:
+            obstacle = check(self, block)
+            if obstacle is not None:
+                return obstacle
+        return block.extraction()
+
+    # -- the checks, in the order they run: each returns the obstacle it finds ------
+
+    def _simple(self, block: _Block) -> str | None:
+        """One simple statement, however many lines its call takes."""
+        return SIMPLE if len(block.stmts) == 1 and not block.stmts[0].blocks else None
+
+    def _guard(self, block: _Block) -> str | None:
+        return GUARD if _is_guard(block.stmts) else None
+
+    def _short(self, block: _Block) -> str | None:
+        return SHORT if block.size < MIN_LINES else None
+
+    def _most(self, block: _Block) -> str | None:
+        return MOST if block.size > self.body_lines * MAX_SHARE else None
+
+    def _defines(self, block: _Block) -> str | None:
+        return DEFINES if self.view.nested_within(block.start, block.end) else None
+
+    def _calls_itself(self, block: _Block) -> str | None:
+        return RECURSES if self._recurses(block.start, block.end) else None
+
+    def _looks_at_frames(self, block: _Block) -> str | None:
+        return FRAME if self._reads_the_stack(block.start, block.end) else None
+
+    def _jumps_out(self, block: _Block) -> str | None:
+        """What leaves the block, unless it only yields (then it moves into a generator)."""
+        return None if block.generator else block.leaves
+
+    def _hands_over(self, block: _Block) -> str | None:
+        """A context manager's or fixture's ``yield`` is its whole point."""
+        return HANDS_OVER if block.generator and self.yield_is_protocol else None
+
+    def _flag(self, block: _Block) -> str | None:
+        return FLAG if _tests_only_an_input(block.stmts, self.view, block.start) else None
+
+    def _initializes(self, block: _Block) -> str | None:
+        return INITIALIZES if self._sets_instance_state(block.start, block.end) else None
+
+    def _too_many_inputs(self, block: _Block) -> str | None:
+        return INPUTS if len(block.inputs) > MAX_INPUTS else None
+
+    def _too_many_outputs(self, block: _Block) -> str | None:
+        return OUTPUTS if len(block.outputs) > (0 if block.generator else 1) else None
+
+    def _changes(self, block: _Block) -> str | None:
+        """It would change its caller's objects: not a step of its own."""
+        return CHANGES if self.changed_inputs(block.stmts) else None
+
+    def _threads(self, block: _Block) -> str | None:
+        return THREADS if self.threaded(block.stmts) else None
+
+    def _bare(self, block: _Block) -> str | None:
+        return None if self._leaves_work_behind(block.stmts) else BARE
+
+    # -- what the checks and the census ask of a block --------------------------------
 
     def inputs(self, stmts: tuple[Stmt, ...]) -> list[str]:
         """The local values the block reads that it does not set first itself."""
-        view = self.view
         start, end = stmts[0].start, stmts[-1].end
-        read, _ = view.names_within(start, end)
+        read, _ = self.view.names_within(start, end)
         return sorted(
             n
             for n in read
             if n != self.receiver
-            and any(p < start or p > end for p in view.stores.get(n, ()))
+            and self._set_outside(n, start, end)
             and not self._set_first(n, stmts)
         )
+
+    def _set_outside(self, name: str, start: Pos, end: Pos) -> bool:
+        """Whether ``name`` is set somewhere before or after the span."""
+        return any(p < start or p > end for p in self.view.stores.get(name, ()))
 
     def outputs(self, stmts: tuple[Stmt, ...]) -> list[str]:
         """The names the block sets that the function reads after it (a value set only
         on a path that raises never reaches those reads)."""
         start, end = stmts[0].start, stmts[-1].end
         _, written = self.view.names_within(start, end)
-        raising = [r for s in _within(stmts) for r in _raising_blocks(s)]
+        raising = _raising_spans(stmts)
         return sorted(
             n
             for n in written
             if self._used_after(n, stmts[0], end)
-            and not all(
-                any(a <= p <= b for a, b in raising)
-                for p in self.view.stores.get(n, ())
-                if start <= p <= end
-            )
+            and not self._set_only_where_it_raises(n, start, end, raising)
         )
+
+    def _set_only_where_it_raises(
+        self, name: str, start: Pos, end: Pos, raising: list[tuple[Pos, Pos]]
+    ) -> bool:
+        stores = self.view.stores.get(name, ())
+        return all(_inside(p, raising) for p in stores if start <= p <= end)
 
     def changed_inputs(self, stmts: tuple[Stmt, ...]) -> list[str]:
         """The inputs whose objects the block changes in place."""
@@ -566,13 +701,12 @@ class Examiner:
     def _sets_instance_state(self, start: Pos, end: Pos) -> bool:
         """Whether the block, in ``__init__``, sets attributes of the instance: they are
         the class's state, which ``__init__`` is the one place to show."""
-        if self.receiver is None or self.view.node.name != "__init__":
+        receiver = self.receiver
+        if receiver is None or self.view.node.name != "__init__":
             return False
         return any(
             isinstance(n, ast.Attribute)
-            and isinstance(n.ctx, ast.Store)
-            and isinstance(n.value, ast.Name)
-            and n.value.id == self.receiver
+            and _is_set_on(n, receiver)
             and start <= (n.lineno, n.col_offset) <= end
             for n in ast.walk(self.view.node)
         )
@@ -582,47 +716,44 @@ class Examiner:
         it: then the value it had before does not matter."""
         view = self.view
         start, end = stmts[0].start, stmts[-1].end
-        stores = [p for p in view.stores.get(name, ()) if start <= p <= end]
-        loads = [p for p in view.loads.get(name, ()) if start <= p <= end]
+        stores = _between(view.stores.get(name, ()), start, end)
+        loads = _between(view.loads.get(name, ()), start, end)
         if not stores or not loads:
             return False
-        first, read = min(stores), min(loads)
-        # The store must run whenever the block does (in a plain statement of its own)
-        # and be done before the first read (``x = x + 1`` reads first).
-        if any(not s.blocks and s.start <= first <= s.end < read for s in stmts):
-            return True
-        # Or each read follows a plain statement of the block that sets it, earlier in
-        # the same statement list or in one around the read (each branch of an
-        # ``if``/``else`` that sets it first, say).
-        setters = [
-            (s.end, _container_end(s))
-            for s in _within(stmts)
-            if not s.blocks and any(s.start <= p <= s.end for p in stores)
-        ]
-        if all(any(after < p <= until for after, until in setters) for p in loads):
-            return True
-        # Or every read is inside the body of a construct of the block that binds the
-        # name first: a loop's target, an ``except ... as``, a ``with ... as``.
+        return (
+            _set_up_front(stmts, min(stores), min(loads))
+            or _each_after_a_setter(loads, _setters(_within(stmts), stores))
+            or self._bound_around_each(name, stmts, loads)
+        )
+
+    def _bound_around_each(self, name: str, stmts: tuple[Stmt, ...], loads: list[Pos]) -> bool:
+        """Whether every read is inside the body of a construct of the block that binds
+        the name first: a loop's target, an ``except ... as``, a ``with ... as``."""
         key = (id(stmts[0]), id(stmts[-1]))
         bodies = self._bodies.get(key)
         if bodies is None:
             bodies = self._bodies[key] = _binding_bodies(stmts)
         scopes = bodies.get(name, [])
-        return bool(scopes) and all(any(a <= p <= b for a, b in scopes) for p in loads)
+        return bool(scopes) and all(_inside(p, scopes) for p in loads)
 
     def _recurses(self, start: tuple[int, int], end: tuple[int, int]) -> bool:
         """Whether the block calls the function it is in (a helper would recurse back)."""
         name = self.view.node.name
+        return self._calls_by_name(name, start, end) or self._calls_on_receiver(name, start, end)
+
+    def _calls_by_name(self, name: str, start: Pos, end: Pos) -> bool:
         # A parameter or local of the function's own name hides it (``def
         # properties(validator, properties, ...)``): reading that is no call.
         hidden = name in self.view.params or name in self.view.stores
         # A method's own name is not in scope in its body: a bare ``set(...)`` in
         # ``def set(self)`` is the builtin.
-        if not hidden and not self.is_method and self.view.loads_between(name, start, end):
-            return True
-        return self.receiver is not None and any(
-            start <= p <= end for p in self.view.method_calls.get(f"{self.receiver}.{name}", ())
-        )
+        return not hidden and not self.is_method and self.view.loads_between(name, start, end)
+
+    def _calls_on_receiver(self, name: str, start: Pos, end: Pos) -> bool:
+        if self.receiver is None:
+            return False
+        calls = self.view.method_calls.get(f"{self.receiver}.{name}", ())
+        return any(start <= p <= end for p in calls)
 
     def _reads_the_stack(self, start: tuple[int, int], end: tuple[int, int]) -> bool:
         """Whether the block looks at frames by depth (``sys._getframe(1)``; a warning
@@ -650,52 +781,129 @@ class Examiner:
         every name it sets is read inside the block alone (``read = src.read`` before a
         copy loop, ``if not size: size = DEFAULT``). Such a statement is no step of
         its own: it would go into the helper with the block."""
-        if any(isinstance(n, ast.Call | ast.Await | ast.Yield) for n in ast.walk(stmt.node)):
+        if _calls_anything(stmt.node):
             return False
         _, written = self.view.names_within(stmt.start, stmt.end)
-        if not written or (self.receiver is not None and self.receiver in written):
+        if not written or self._sets_the_receiver(written):
             return False
-        for name in written:
-            reads = [p for p in self.view.loads.get(name, ()) if not stmt.start <= p <= stmt.end]
-            if not reads or name in self.closures or not all(start <= p <= end for p in reads):
-                return False
-        return True
+        return all(self._read_only_within(name, stmt, start, end) for name in written)
+
+    def _sets_the_receiver(self, written: set[str]) -> bool:
+        return self.receiver is not None and self.receiver in written
+
+    def _read_only_within(self, name: str, stmt: Stmt, start: Pos, end: Pos) -> bool:
+        """Whether every read of ``name`` outside ``stmt`` is in the span (and there is one)."""
+        reads = [p for p in self.view.loads.get(name, ()) if not stmt.start <= p <= stmt.end]
+        return bool(reads) and name not in self.closures and all(start <= p <= end for p in reads)
 
     def _used_after(self, name: str, first: Stmt, end: tuple[int, int]) -> bool:
         loads = [*self.view.loads.get(name, ()), *self.closures.get(name, ())]
+        return self._read_later(name, end, loads) or _read_on_a_next_pass(first, loads)
+
+    def _read_later(self, name: str, end: Pos, loads: list[Pos]) -> bool:
+        """Whether one of ``loads`` after ``end`` can read the value the block left."""
         later = [p for p in loads if p > end]
-        if later and (name in self.closures or not self._rebound_first(name, end, later)):
-            return True
-        # Inside a loop, a value set in one pass may be read at the top of the next.
-        loop = first.parent
-        while loop is not None:
-            if isinstance(loop.node, ast.For | ast.AsyncFor | ast.While) and any(
-                loop.start <= p < first.start for p in loads
-            ):
-                return True
-            loop = loop.parent
-        return False
+        return bool(later) and (name in self.closures or not self._rebound_first(name, end, later))
 
     def _rebound_first(self, name: str, end: Pos, loads: list[Pos]) -> bool:
         """Whether every one of ``loads`` (all after ``end``) reads a value set after
         ``end``: a plain statement setting ``name`` earlier in its statement list (or in
         one around it), or a loop target, ``with ... as`` or ``except ... as`` binding
         it for the body the read is in. Then the value the block left is never read."""
-        view = self.view
-        stores = [p for p in view.stores.get(name, ()) if p > end]
+        stores = [p for p in self.view.stores.get(name, ()) if p > end]
         if not stores:
             return False
-        after = [st for st in view.statements if st.start > end]
-        setters = [
-            (st.end, _container_end(st))
-            for st in after
-            if not st.blocks and any(st.start <= p <= st.end for p in stores)
-        ]
+        return self._each_rebound(name, end, stores, loads)
+
+    def _each_rebound(self, name: str, end: Pos, stores: list[Pos], loads: list[Pos]) -> bool:
+        """Whether each of ``loads`` follows a statement after ``end`` holding one of
+        ``stores``, or sits in a body that binds ``name``."""
+        after = [st for st in self.view.statements if st.start > end]
         bodies = _binding_bodies(tuple(after)).get(name, [])
-        return all(
-            any(a < p <= b for a, b in setters) or any(a <= p <= b for a, b in bodies)
-            for p in loads
-        )
+        setters = _setters(after, stores)
+        return all(_after_a_setter(p, setters) or _inside(p, bodies) for p in loads)
+
+
+#: The checks a block must pass to move out as it is, in order: the first obstacle
+#: found is the verdict.
+_CHECKS: Final[tuple[Callable[[Examiner, _Block], str | None], ...]] = (
+    Examiner._simple,
+    Examiner._guard,
+    Examiner._short,
+    Examiner._most,
+    Examiner._defines,
+    Examiner._calls_itself,
+    Examiner._looks_at_frames,
+    Examiner._jumps_out,
+    Examiner._hands_over,
+    Examiner._flag,
+    Examiner._initializes,
+    Examiner._too_many_inputs,
+    Examiner._too_many_outputs,
+    Examiner._changes,
+    Examiner._threads,
+    Examiner._bare,
+)
+
+
+def _between(positions: Iterable[Pos], start: Pos, end: Pos) -> list[Pos]:
+    return [p for p in positions if start <= p <= end]
+
+
+def _inside(pos: Pos, spans: list[tuple[Pos, Pos]]) -> bool:
+    return any(a <= pos <= b for a, b in spans)
+
+
+def _after_a_setter(pos: Pos, setters: list[tuple[Pos, Pos]]) -> bool:
+    """Whether ``pos`` is after one of ``setters`` (each: where a statement setting the
+    name ends, and where the statement list its value holds for ends)."""
+    return any(after < pos <= until for after, until in setters)
+
+
+def _each_after_a_setter(loads: list[Pos], setters: list[tuple[Pos, Pos]]) -> bool:
+    return all(_after_a_setter(p, setters) for p in loads)
+
+
+def _setters(statements: Iterable[Stmt], stores: list[Pos]) -> list[tuple[Pos, Pos]]:
+    """The plain statements among ``statements`` that hold one of ``stores``: where each
+    ends, and where the statement list it is in (or one it holds for) ends."""
+    return [
+        (s.end, _container_end(s))
+        for s in statements
+        if not s.blocks and any(s.start <= p <= s.end for p in stores)
+    ]
+
+
+def _set_up_front(stmts: tuple[Stmt, ...], first: Pos, read: Pos) -> bool:
+    """Whether the store at ``first`` runs whenever the block does (in a plain statement
+    of its own) and is done before the first read at ``read`` (``x = x + 1`` reads
+    first)."""
+    return any(not s.blocks and s.start <= first <= s.end < read for s in stmts)
+
+
+def _raising_spans(stmts: tuple[Stmt, ...]) -> list[tuple[Pos, Pos]]:
+    return [r for s in _within(stmts) for r in _raising_blocks(s)]
+
+
+def _is_set_on(node: ast.Attribute, receiver: str) -> bool:
+    """``receiver.attr = ...`` (the attribute as a target)."""
+    value = node.value
+    return isinstance(node.ctx, ast.Store) and isinstance(value, ast.Name) and value.id == receiver
+
+
+def _calls_anything(node: ast.stmt) -> bool:
+    return any(isinstance(n, ast.Call | ast.Await | ast.Yield) for n in ast.walk(node))
+
+
+def _read_on_a_next_pass(first: Stmt, loads: list[Pos]) -> bool:
+    """Whether a loop around the block reads the name before the block: a value set
+    in one pass may be read at the top of the next."""
+    loop = first.parent
+    while loop is not None:
+        if isinstance(loop.node, _LOOPS) and any(loop.start <= p < first.start for p in loads):
+            return True
+        loop = loop.parent
+    return False
 
 
 def _leaves(
@@ -703,25 +911,41 @@ def _leaves(
 ) -> str | None:
     """What leaves the block; a ``yield`` is reported only when nothing else does
     (a block that only yields can move into a generator the function delegates to)."""
-    yields = False
-    for jump in view.jumps_within(start, end):
-        if jump.kind == YIELD:
-            yields = True
-        elif jump.kind == DECLARE:
-            return DECLARES
-        elif jump.kind == RETURN and (not tail or yields or _yields_within(view, start, end)):
-            return LEAVES_RETURN
-        elif jump.kind in (BREAK, CONTINUE) and (
-            jump.loop is None or not start <= jump.loop <= end
-        ):
-            return LEAVES_LOOP
-    if view.declared and any(view.stores_between(n, start, end) for n in view.declared):
+    jumps = view.jumps_within(start, end)
+    yields = any(j.kind == YIELD for j in jumps)
+    found = _first_exit(jumps, start, end, returns_leave=not tail or yields)
+    if found is not None:
+        return found
+    if _sets_a_declared_name(view, start, end):
         return DECLARES  # a helper would set a local of its own instead
     return LEAVES_YIELD if yields else None
 
 
-def _yields_within(view: FunctionView, start: tuple[int, int], end: tuple[int, int]) -> bool:
-    return any(j.kind == YIELD for j in view.jumps_within(start, end))
+def _first_exit(jumps: list[Jump], start: Pos, end: Pos, returns_leave: bool) -> str | None:
+    """The first jump out of the block; a ``return`` leaves it unless the block ends the
+    function and yields nothing (``returns_leave`` says which)."""
+    for jump in jumps:
+        found = _exit_of(jump, start, end, returns_leave)
+        if found is not None:
+            return found
+    return None
+
+
+def _exit_of(jump: Jump, start: Pos, end: Pos, returns_leave: bool) -> str | None:
+    if jump.kind == DECLARE:
+        return DECLARES
+    if jump.kind == RETURN:
+        return LEAVES_RETURN if returns_leave else None
+    return LEAVES_LOOP if _leaves_its_loop(jump, start, end) else None
+
+
+def _leaves_its_loop(jump: Jump, start: Pos, end: Pos) -> bool:
+    """A ``break`` or ``continue`` of a loop that starts outside the span."""
+    return jump.kind in (BREAK, CONTINUE) and (jump.loop is None or not start <= jump.loop <= end)
+
+
+def _sets_a_declared_name(view: FunctionView, start: Pos, end: Pos) -> bool:
+    return bool(view.declared) and any(view.stores_between(n, start, end) for n in view.declared)
 
 
 def _closure_reads(view: FunctionView) -> dict[str, list[tuple[int, int]]]:

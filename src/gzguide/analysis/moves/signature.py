@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Final
@@ -56,50 +57,38 @@ def parameter_moves(scope: Scope, facts: FileFacts) -> list[Move]:
     named = caller_parameters(scope)
     if len(named) < MIN_PARAMETERS:
         return []
-    node = scope.node
-    assert not isinstance(node, ast.ClassDef)
-    found = [
-        m
-        for m in (
-            _flag_split(scope, facts, named),
-            _data_clump(scope, facts, named) if len(named) >= CLUMP_SIGNATURE else None,
-        )
-        if m is not None
-    ]
-    if len(named) >= LONG_LIST:
-        text = (
-            f"The signature on line {scope.start_line} takes {len(named)} parameters "
-            f"({names(named, 4)}): group those that always travel together into a small "
-            "dataclass, or split the function by what its callers want."
-        )
-        found.append(
-            Move(
-                Kind.LONG_LIST,
-                "long_parameter_list",
-                text,
-                (scope.start_line, scope.start_line),
-                _GAIN,
-            )
-        )
-    return found
+    found = (
+        _flag_split(scope, facts, named),
+        _data_clump(scope, facts, named),
+        _long_list(scope, named),
+    )
+    return [m for m in found if m is not None]
+
+
+def _long_list(scope: Scope, named: list[str]) -> Move | None:
+    if len(named) < LONG_LIST:
+        return None
+    text = (
+        f"The signature on line {scope.start_line} takes {len(named)} parameters "
+        f"({names(named, 4)}): group those that always travel together into a small "
+        "dataclass, or split the function by what its callers want."
+    )
+    span = (scope.start_line, scope.start_line)
+    return Move(Kind.LONG_LIST, "long_parameter_list", text, span, _GAIN)
 
 
 def _flag_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     args = node.args
     positional = [*args.posonlyargs, *args.args]
-    flags = {
-        a.arg
-        for a, d in zip(
-            positional[len(positional) - len(args.defaults) :], args.defaults, strict=True
-        )
-        if isinstance(d, ast.Constant) and isinstance(d.value, bool)
-    }
-    flags.update(
-        a.arg
-        for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
-        if isinstance(d, ast.Constant) and isinstance(d.value, bool)
-    )
-    return flags
+    defaulted = [
+        *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
+        *zip(args.kwonlyargs, args.kw_defaults, strict=True),
+    ]
+    return {a.arg for a, d in defaulted if _is_bool(d)}
+
+
+def _is_bool(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, bool)
 
 
 def _flag_split(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None:
@@ -107,54 +96,74 @@ def _flag_split(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None
     assert not isinstance(node, ast.ClassDef)
     body_lines = max(scope.end_line - node.body[0].lineno + 1, 1)
     for flag in sorted(_flag_defaults(node) & set(named)):
-        # From the statements alone: the ifs that test the flag, and how much they hold.
+        # From the statements alone: the ifs that test the flag, and how much they hold;
+        # only then the walk: the flag must be read nowhere else.
         tests = _tests_of(node.body, flag)
-        selected = sum((t.end_lineno or t.lineno) - t.lineno + 1 for t in tests)
-        if not tests or selected < 4 or selected < body_lines * FLAG_SHARE:
-            continue
-        # Only then the walk: the flag must be read nowhere else.
-        if len(facts.view(scope).loads.get(flag, ())) != len(tests):
-            continue
-        where = (
-            f"the `if` on line {tests[0].lineno}"
-            if len(tests) == 1
-            else f"the `if`s on lines {line_list([t.lineno for t in tests], 3)}"
-        )
-        text = (
-            f"`{flag}` only chooses between the branches of {where}: two "
-            "functions, one for each value, would let each call say what it does."
-        )
-        end = tests[-1].end_lineno or tests[-1].lineno
-        return Move(Kind.FLAG_SPLIT, UNCLASSIFIED, text, (scope.start_line, end), _GAIN, 2)
+        if _selects_enough(tests, body_lines) and _read_only_by(tests, flag, scope, facts):
+            return _flag_move(scope, flag, tests)
     return None
+
+
+def _selects_enough(tests: list[ast.If], body_lines: int) -> bool:
+    """Whether the ``if``s hold four lines or more, and a large part of the body."""
+    selected = sum((t.end_lineno or t.lineno) - t.lineno + 1 for t in tests)
+    return bool(tests) and selected >= 4 and selected >= body_lines * FLAG_SHARE
+
+
+def _read_only_by(tests: list[ast.If], flag: str, scope: Scope, facts: FileFacts) -> bool:
+    return len(facts.view(scope).loads.get(flag, ())) == len(tests)
+
+
+def _flag_move(scope: Scope, flag: str, tests: list[ast.If]) -> Move:
+    where = (
+        f"the `if` on line {tests[0].lineno}"
+        if len(tests) == 1
+        else f"the `if`s on lines {line_list([t.lineno for t in tests], 3)}"
+    )
+    text = (
+        f"`{flag}` only chooses between the branches of {where}: two "
+        "functions, one for each value, would let each call say what it does."
+    )
+    end = tests[-1].end_lineno or tests[-1].lineno
+    return Move(Kind.FLAG_SPLIT, UNCLASSIFIED, text, (scope.start_line, end), _GAIN, 2)
 
 
 def _tests_of(body: list[ast.stmt], flag: str) -> list[ast.If]:
     """The ``if`` statements of the function (not elifs) that test ``flag`` alone."""
-    found: list[ast.If] = []
+    found = [n for n in _own_statements(body) if isinstance(n, ast.If) and _tests_only(n, flag)]
+    return sorted(found, key=lambda n: n.lineno)
+
+
+def _own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of ``body`` in source order, nested ones included, but not those
+    of nested functions and classes."""
     stack = list(reversed(body))
     while stack:
         node = stack.pop()
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
-        if isinstance(node, ast.If) and _tests_only(node.test, flag):
-            found.append(node)
-        blocks: list[list[ast.stmt]] = [
-            getattr(node, name, []) for name in ("body", "orelse", "finalbody")
-        ]
-        if isinstance(node, ast.Try | ast.TryStar):
-            blocks.extend(h.body for h in node.handlers)
-        elif isinstance(node, ast.Match):
-            blocks.extend(c.body for c in node.cases)
-        for block in reversed(blocks):
+        yield node
+        for block in reversed(_blocks_of(node)):
             stack.extend(reversed(block))
-    return sorted(found, key=lambda n: n.lineno)
 
 
-def _tests_only(test: ast.expr, flag: str) -> bool:
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test = test.operand
-    return isinstance(test, ast.Name) and test.id == flag
+def _blocks_of(node: ast.stmt) -> list[list[ast.stmt]]:
+    blocks: list[list[ast.stmt]] = [
+        getattr(node, name, []) for name in ("body", "orelse", "finalbody")
+    ]
+    match node:
+        case ast.Try(handlers=handlers) | ast.TryStar(handlers=handlers):
+            blocks.extend(h.body for h in handlers)
+        case ast.Match(cases=cases):
+            blocks.extend(c.body for c in cases)
+    return blocks
+
+
+def _tests_only(node: ast.If, flag: str) -> bool:
+    match node.test:
+        case ast.Name(id=name) | ast.UnaryOp(ast.Not(), ast.Name(id=name)):
+            return name == flag
+    return False
 
 
 def _stores_on_self(scope: Scope, params: frozenset[str]) -> bool:
@@ -162,14 +171,18 @@ def _stores_on_self(scope: Scope, params: frozenset[str]) -> bool:
     node = scope.node
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name != "__init__":
         return False
-    kept = {
+    return len(_kept_on_attributes(node) & params) >= CLUMP_NAMES
+
+
+def _kept_on_attributes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names the function assigns, as they are, to attributes."""
+    return {
         sub.value.id
         for sub in ast.walk(node)
         if isinstance(sub, ast.Assign)
         and isinstance(sub.value, ast.Name)
         and any(isinstance(t, ast.Attribute) for t in sub.targets)
     }
-    return len(kept & params) >= CLUMP_NAMES
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,42 +199,71 @@ def _family(facts: FileFacts, triple: tuple[str, str, str]) -> _Family:
     known = facts.memo.get(key)
     if isinstance(known, _Family):
         return known
-    members = tuple(
-        f
-        for f in facts.triples.get(triple, ())
-        if not _stores_on_self(f, frozenset(triple))
-        and not f.node.name.startswith("__")
-        and f.key not in facts.nested_functions
-    )
-    signatures = [facts.parameters[f.key] for f in members]
-    clump = frozenset.intersection(*(frozenset(p) for p in signatures)) if members else frozenset()
-    is_clump = (
-        len(members) >= CLUMP_FUNCTIONS
-        and len({f.node.name for f in members}) >= CLUMP_FUNCTIONS  # not overrides of one method
-        and not _one_shape(signatures, clump)  # not a family of callbacks
-    )
-    family = _Family(members, clump, is_clump)
+    family = _find_family(facts, triple)
     facts.memo[key] = family
     return family
 
 
+def _find_family(facts: FileFacts, triple: tuple[str, str, str]) -> _Family:
+    members = _members(facts, triple)
+    signatures = [facts.parameters[f.key] for f in members]
+    clump = frozenset.intersection(*(frozenset(p) for p in signatures)) if members else frozenset()
+    return _Family(members, clump, _is_clump(members, signatures, clump))
+
+
+def _members(facts: FileFacts, triple: tuple[str, str, str]) -> tuple[Scope, ...]:
+    """The functions whose signatures hold the three names and may be part of a clump."""
+    names = frozenset(triple)
+    return tuple(
+        f
+        for f in facts.triples.get(triple, ())
+        if not _stores_on_self(f, names)
+        and not f.node.name.startswith("__")
+        and f.key not in facts.nested_functions
+    )
+
+
+def _is_clump(
+    members: tuple[Scope, ...], signatures: list[list[str]], clump: frozenset[str]
+) -> bool:
+    return (
+        len(members) >= CLUMP_FUNCTIONS
+        and len({f.node.name for f in members}) >= CLUMP_FUNCTIONS  # not overrides of one method
+        and not _one_shape(signatures, clump)  # not a family of callbacks
+    )
+
+
 def _data_clump(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None:
-    node = scope.node
-    assert not isinstance(node, ast.ClassDef)
-    if node.name.startswith("__") or scope.key in facts.nested_functions:
-        # Dunder methods have the signature their protocol gives them; a nested
-        # function, the one its caller (often the code it is handed to) needs.
+    if len(named) < CLUMP_SIGNATURE or not _may_clump(scope, facts):
         return None
     # The three of its names that most functions share, and what they all share.
-    best: tuple[str, str, str] | None = None
-    for triple in combinations(sorted(set(named)), 3):
-        if best is None or len(facts.triples.get(triple, ())) > len(facts.triples.get(best, ())):
-            best = triple
+    best = _most_shared(facts, named)
     if best is None:
         return None
     family = _family(facts, best)
     if not family.is_clump or scope not in family.members:
         return None
+    return _clump_move(scope, named, family)
+
+
+def _may_clump(scope: Scope, facts: FileFacts) -> bool:
+    """Dunder methods have the signature their protocol gives them; a nested
+    function, the one its caller (often the code it is handed to) needs."""
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    return not node.name.startswith("__") and scope.key not in facts.nested_functions
+
+
+def _most_shared(facts: FileFacts, named: list[str]) -> tuple[str, str, str] | None:
+    """The first of the triples of ``named`` that the most functions of the file share."""
+    best: tuple[str, str, str] | None = None
+    for triple in combinations(sorted(set(named)), 3):
+        if best is None or len(facts.triples.get(triple, ())) > len(facts.triples.get(best, ())):
+            best = triple
+    return best
+
+
+def _clump_move(scope: Scope, named: list[str], family: _Family) -> Move:
     ordered = [n for n in named if n in family.clump]
     others = [f"`{o.node.name}` (line {o.start_line})" for o in family.members if o is not scope]
     text = (

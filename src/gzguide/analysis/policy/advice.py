@@ -28,74 +28,26 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Final
 
 from gzguide.analysis.facts.file import FileFacts, caller_parameters, receiver_of
 from gzguide.analysis.facts.scopes import Scope
-from gzguide.analysis.facts.walk import FunctionView, Stmt, real_depth
-from gzguide.analysis.metrics.measurement import Measurement
-from gzguide.analysis.moves.base import (
-    CONCERNS,
-    UNCLASSIFIED,
-    Concern,
-    Move,
-    fit,
-    line_list,
-    lines,
-    names,
-)
+from gzguide.analysis.facts.walk import FunctionView, real_depth
+from gzguide.analysis.moves.base import CONCERNS, UNCLASSIFIED, Concern, Move, fit
 from gzguide.analysis.moves.catalog import function_moves
 from gzguide.analysis.moves.classes import cohesion_move
 from gzguide.analysis.moves.copies import copied_function, where_copied
-from gzguide.analysis.moves.extract import (
-    BARE,
-    CHANGES,
-    DECLARES,
-    DEFINES,
-    FLAG,
-    FRAME,
-    GUARD,
-    HANDS_OVER,
-    INITIALIZES,
-    INPUTS,
-    LEAVES_LOOP,
-    LEAVES_RETURN,
-    LEAVES_YIELD,
-    MOST,
-    OUTPUTS,
-    RECURSES,
-    SHORT,
-    THREADS,
-    Examiner,
-    Extraction,
-)
-from gzguide.analysis.moves.kinds import Trait
+from gzguide.analysis.moves.extract import Examiner, Extraction
+from gzguide.analysis.moves.kinds import Kind, Trait
 from gzguide.analysis.moves.modules import split_move
 from gzguide.analysis.moves.objects import chain_move
 from gzguide.analysis.moves.signature import MIN_PARAMETERS, parameter_moves
-from gzguide.analysis.policy.thresholds import MetricBand, Position
-
-#: How each metric is named in a headline.
-METRIC_LABELS: Final[dict[str, str]] = {
-    "radon_cc": "Cyclomatic complexity",
-    "lizard_ccn": "Cyclomatic complexity (lizard CCN)",
-    "lizard_nloc": "Lines of code",
-    "lizard_param_count": "Parameter count",
-    "lizard_nesting_depth": "Nesting depth",
-    "cohesion_lcom4": "LCOM4 (method groups sharing no state)",
-    "radon_mi": "Maintainability index",
-    "radon_hal_volume": "Halstead volume",
-    "radon_hal_difficulty": "Halstead difficulty",
-    "radon_hal_effort": "Halstead effort",
-    "radon_raw_nloc": "Source lines",
-    "radon_raw_lloc": "Logical lines",
-}
-
-#: The metrics this engine can advise on.
-ADVISED_METRICS: Final = frozenset(METRIC_LABELS)
+from gzguide.analysis.policy.census import census
+from gzguide.analysis.policy.headlines import Advice, Candidate, advice_of, headline
+from gzguide.analysis.policy.thresholds import Position
 
 #: A size move must remove at least this many lines.
 MIN_SIZE_GAIN: Final = 4
@@ -109,54 +61,6 @@ COMPLEXITY_BLOCK_SHARE: Final = 0.6
 _SPLIT_METRICS: Final = frozenset(
     {"radon_raw_nloc", "radon_raw_lloc", "radon_hal_volume", "radon_hal_effort", "radon_mi"}
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One metric value inside its advise band."""
-
-    m: Measurement
-    band: MetricBand
-    position: Position
-
-
-#: What a hint's move is when it is the census: where the decision points are.
-CENSUS: Final = "census"
-
-
-@dataclass(frozen=True, slots=True)
-class Advice:
-    archetype: str
-    headline: str
-    move: str
-    #: Whether the move proposes a change (not so for the census of a function that
-    #: only owes its hint to the contract, nor for a short chain named as it is).
-    proposes: bool = True
-    #: The kind of the move (a :class:`Kind` value), or :data:`CENSUS`.
-    kind: str = CENSUS
-
-
-def _fmt(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
-
-
-def headline(c: Candidate) -> str:
-    label = METRIC_LABELS.get(c.m.metric, c.m.metric)
-    band = c.band
-    if band.gate is None:
-        where = f"past the advise mark of {_fmt(band.advise)}"
-    else:
-        gate = "warn" if band.gate_is_warn else "block"
-        if c.position is Position.APPROACHING_WARN:
-            where = f"closing in on the {gate} threshold of {_fmt(band.gate)}"
-        else:
-            where = f"inside the advise band ({_fmt(band.advise)} to {gate} at {_fmt(band.gate)})"
-    return f"{label} {_fmt(c.m.value)} in {c.m.subject} is {where}"
-
-
-def _advice(c: Candidate, move: Move) -> Advice:
-    proposes = not move.kind.has(Trait.NAMES)
-    return Advice(move.archetype, headline(c), fit(move.text), proposes, move.kind.value)
 
 
 def _place(move: Move) -> tuple[int, int, str]:
@@ -217,47 +121,48 @@ def _strongest(moves: Sequence[Move], trait: Trait) -> Move | None:
     return max(able, key=lambda m: (m.priority, _place(m))) if able else None
 
 
-def _complexity_move(found: _FunctionMoves, c: Candidate, lizard: bool) -> Move | None:
-    """The move for a complexity hint, in order of preference.
+def _complexity_move(found: _FunctionMoves, value: int) -> Move | None:
+    """The move for a ``radon_cc`` hint that lowers the count, in order of preference.
 
-    A dispatch table or an idiom that removes points (unless an extraction removes
-    clearly more); on an arrowhead, a move that flattens it; an extraction that
-    leaves both parts simpler; an idiom that says the same more plainly. For
-    ``lizard_ccn``, an optional hint, only a move that removes points and is
-    plainly better code.
+    The function's copy, once there is one (two copies are simplified once, after
+    they become one); a dispatch table or an idiom that removes points (unless an
+    extraction removes clearly more); on an arrowhead, a move that flattens it; an
+    idiom that says the same more plainly; an extraction that leaves both parts
+    simpler.
     """
-    best = _best(found.local, Concern.COMPLEXITY)
-    if lizard:
-        return best
     if found.copy is not None:
-        # Two copies are simplified once, after they become one.
         return found.copy
-    block = _complexity_block(found, int(c.m.value))
-    if best is not None and (block is None or block.points <= best.gain(Concern.COMPLEXITY) + 1):
+    best = _best(found.local, Concern.COMPLEXITY)
+    block = _complexity_block(found, value)
+    if _prefer_the_idiom(best, block):
         return best
-    if found.view.is_arrowhead():
-        flat = _strongest(found.local, Trait.UNNESTS)
-        if flat is not None:
-            return flat
-    plain = _strongest(found.local, Trait.PLAIN)
-    if plain is not None:
-        return plain
-    if block is not None:
-        return block.move(found.view, Concern.COMPLEXITY, int(c.m.value), found.twin_of(block))
-    return None
+    return (
+        _flattening(found)
+        or _strongest(found.local, Trait.PLAIN)
+        or _block_move(found, block, value)
+    )
+
+
+def _prefer_the_idiom(best: Move | None, block: Extraction | None) -> bool:
+    """Whether the best local move wins over the extraction (it takes as many points,
+    or but one fewer)."""
+    return best is not None and (block is None or block.points <= best.gain(Concern.COMPLEXITY) + 1)
+
+
+def _flattening(found: _FunctionMoves) -> Move | None:
+    return _strongest(found.local, Trait.UNNESTS) if found.view.is_arrowhead() else None
+
+
+def _block_move(found: _FunctionMoves, block: Extraction | None, value: int) -> Move | None:
+    if block is None:
+        return None
+    return block.move(found.view, Concern.COMPLEXITY, value, found.twin_of(block))
 
 
 def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
     """The extraction that leaves both parts simplest, if one is worth making."""
     body = _body_lines(found.view)
-    blocks = [
-        b
-        for b in found.blocks
-        if b.points >= COMPLEXITY_BLOCK_POINTS
-        and b.points + 1 < value
-        and b.size >= COMPLEXITY_BLOCK_LINES
-        and b.size <= body * COMPLEXITY_BLOCK_SHARE
-    ]
+    blocks = [b for b in found.blocks if _worth_a_helper(b, value, body)]
     if not blocks:
         return None
     # A block written twice in the file first: one helper then serves both copies.
@@ -268,6 +173,17 @@ def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
             max(b.points + 1, value - b.points),
             -b.points,
         ),
+    )
+
+
+def _worth_a_helper(block: Extraction, value: int, body: int) -> bool:
+    """Whether the block is a step that lowers a count of ``value`` for real: enough
+    points (but not all of them), enough lines, and not most of the body."""
+    return (
+        block.points >= COMPLEXITY_BLOCK_POINTS
+        and block.points + 1 < value
+        and block.size >= COMPLEXITY_BLOCK_LINES
+        and block.size <= body * COMPLEXITY_BLOCK_SHARE
     )
 
 
@@ -284,125 +200,29 @@ def _size_move(found: _FunctionMoves) -> Move | None:
     return _best(moves, Concern.SIZE)
 
 
-def _nesting_move(found: _FunctionMoves, c: Candidate) -> Move | None:
-    view = found.view
-    deepest = [s.line for s in view.statements if s.depth == view.max_depth]
-
-    def lowers_the_depth(m: Move) -> bool:
-        # A move that flattens one branch leaves the depth of a deeper one elsewhere.
-        region = m.region
-        return region is None or all(region[0] <= line <= region[1] for line in deepest)
-
-    moves = [
-        m
-        for m in found.local
-        if m.gain(Concern.NESTING) > 0 and m.kind.has(Trait.FLATTENS) and lowers_the_depth(m)
-    ]
+def _nesting_move(found: _FunctionMoves) -> Move | None:
+    deepest = _deepest_lines(found.view)
+    moves = [m for m in found.local if _removes_a_level(m, deepest)]
     if not moves:
         return None
     return max(moves, key=lambda m: (m.priority, m.gain(Concern.NESTING), _place(m)))
 
 
-_KIND_WORDS: Final = {
-    "if": ("`if`", "`if`s"),
-    "ternary": ("conditional expression", "conditional expressions"),
-    "loop": ("loop", "loops"),
-    "loop_else": ("loop `else`", "loop `else`s"),
-    "except": ("`except`", "`except`s"),
-    "else": ("`try` `else`", "`try` `else`s"),
-    "filter": ("comprehension `if`", "comprehension `if`s"),
-    "and": ("`and`", "`and`s"),
-    "or": ("`or`", "`or`s"),
-    "comprehension": ("comprehension `for`", "comprehension `for`s"),
-    "case": ("`case`", "`case`s"),
-    "assert": ("`assert`", "`assert`s"),
-}
-
-#: Reasons a block stays that say nothing about the code beyond its size.
-_PLAIN_OBSTACLES: Final = frozenset({SHORT, MOST, BARE, GUARD})
-
-#: Why a block cannot move out as it is.
-_OBSTACLES: Final = {
-    SHORT: "is too short to be worth a helper",
-    MOST: "is most of the function",
-    BARE: "is the function's work: only guards, set-up and a return would stay behind",
-    GUARD: "is an early exit (an `if` that only leaves)",
-    LEAVES_RETURN: "can return from the function",
-    LEAVES_YIELD: "yields and sets values used after it",
-    LEAVES_LOOP: "breaks out of or continues an outer loop",
-    DECLARES: "declares or sets `global` or `nonlocal` names",
-    DEFINES: "defines a nested function",
-    INPUTS: "reads more than three of its local values",
-    RECURSES: "calls this function again",
-    FRAME: "looks at the call stack or its own locals, which a helper would change",
-    INITIALIZES: "sets attributes of the instance, which `__init__` is the place to show",
-    HANDS_OVER: "holds the `yield` its decorator hands control through",
-}
-
-_WHAT: Final = {
-    ast.If: "`if`",
-    ast.For: "`for` loop",
-    ast.AsyncFor: "`async for` loop",
-    ast.While: "`while` loop",
-    ast.Try: "`try`",
-    ast.TryStar: "`try`",
-    ast.With: "`with` block",
-    ast.AsyncWith: "`async with` block",
-    ast.Match: "`match`",
-}
+def _deepest_lines(view: FunctionView) -> list[int]:
+    return [s.line for s in view.statements if s.depth == view.max_depth]
 
 
-def census(view: FunctionView, examiner: Examiner) -> str:
-    """Where a function's decision points are, and why no block of them moves out."""
-    by_kind: dict[str, list[int]] = defaultdict(list)
-    total: dict[str, int] = defaultdict(int)
-    for point in view.points:
-        by_kind[point.kind].append(point.line)
-        total[point.kind] += point.weight
-    parts = []
-    for kind, at in sorted(by_kind.items(), key=lambda item: (-total[item[0]], min(item[1]))):
-        one, many = _KIND_WORDS[kind]
-        word = one if total[kind] == 1 else f"{total[kind]} {many}"
-        parts.append(f"{word} ({'line' if len(set(at)) == 1 else 'lines'} {line_list(at, 3)})")
-    more = len(parts) - 4
-    shown = ", ".join(parts[:4]) + (f", and {more} more kind{'s' * (more > 1)}" if more > 0 else "")
-    heavy = [s for s in view.statements if s.blocks and not s.is_elif and s.points >= 2]
-    listed = f"Its {view.total_points} decision points: {shown}."
-    if not heavy:
-        return listed
-    # The outermost of the heaviest blocks: the one a reader sees first. Why it stays
-    # is worth a sentence only where it names what keeps it in; "too short" or "most
-    # of the function" tells a reader nothing the code does not.
-    stmt = max(heavy, key=lambda s: (s.points, -s.line))
-    verdict = examiner.examine((stmt,))
-    if not isinstance(verdict, str) or verdict in _PLAIN_OBSTACLES:
-        return listed
-    what = _WHAT.get(type(stmt.node), "block")
-    where = f"The {what} at {lines(stmt.line, stmt.end_line)}"
-    return f"{listed} {where} holds {stmt.points} of them and {_obstacle(verdict, stmt, examiner)}."
+def _removes_a_level(move: Move, deepest: list[int]) -> bool:
+    """Whether the move flattens code and takes every deepest line a level up."""
+    return (
+        move.gain(Concern.NESTING) > 0 and move.kind.has(Trait.FLATTENS) and _covers(move, deepest)
+    )
 
 
-def _obstacle(verdict: str, stmt: Stmt, examiner: Examiner) -> str:
-    """Why ``stmt`` cannot move out as it is, naming the values that keep it in."""
-    block = (stmt,)
-    if verdict == OUTPUTS:
-        return f"sets {names(examiner.outputs(block))}, which the function reads after it"
-    if verdict == THREADS:
-        taken = examiner.threaded(block)
-        params = examiner.view.params
-        if all(n in params for n in taken):
-            what = "a parameter" if len(taken) == 1 else "parameters"
-            return f"reassigns {names(taken)} ({what}), which the function reads after it"
-        return f"reassigns {names(taken)}, which the function set before it and reads after it"
-    if verdict == CHANGES:
-        return f"changes {names(examiner.changed_inputs(block))} in place"
-    if verdict == FLAG:
-        node = stmt.node
-        assert isinstance(node, ast.If)
-        test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
-        assert isinstance(test, ast.Name)
-        return f"only tests `{test.id}`: a helper would take it just to test it"
-    return _OBSTACLES[verdict]
+def _covers(move: Move, deepest: list[int]) -> bool:
+    # A move that flattens one branch leaves the depth of a deeper one elsewhere.
+    region = move.region
+    return region is None or all(region[0] <= line <= region[1] for line in deepest)
 
 
 def _may_speak(scope: Scope, c: Candidate) -> bool:
@@ -433,6 +253,119 @@ def _dominant_switch(found: _FunctionMoves, scope: Scope) -> Move | None:
     return max(switches, key=_place) if switches else None
 
 
+class _Hints:
+    """The hints of one function as they are decided, concern by concern: what each
+    metric got, and which moves are given already. The function is walked only when
+    a concern needs its moves."""
+
+    def __init__(self, scope: Scope, facts: FileFacts) -> None:
+        self.scope = scope
+        self.facts = facts
+        self.out: dict[str, Advice] = {}
+        self.given: set[tuple[Kind, tuple[int, int]]] = set()
+        #: The metrics given a move (not a census).
+        self.moved: set[str] = set()
+
+    @cached_property
+    def found(self) -> _FunctionMoves:
+        return _moves_of(self.scope, self.facts)
+
+    @cached_property
+    def switch(self) -> Move | None:
+        return _dominant_switch(self.found, self.scope)
+
+    def record(self, c: Candidate, move: Move) -> None:
+        """``move`` is ``c``'s hint (a move of the signature: the body has no say)."""
+        self.given.add(move.key)
+        self.out[c.m.metric] = advice_of(c, move)
+
+    def give(self, c: Candidate, move: Move | None) -> None:
+        """``move`` is ``c``'s hint, unless there is none or another hint carries it."""
+        if move is None or move.key in self.given:
+            return
+        self.given.add(move.key)
+        self.moved.add(c.m.metric)
+        advice = advice_of(c, move)
+        shape = self._chain_around(move)
+        if shape is not None:
+            # A move inside the chain that makes up the function: the chain is its shape.
+            advice = replace(advice, archetype=shape)
+        self.out[c.m.metric] = advice
+
+    def _chain_around(self, move: Move) -> str | None:
+        """The archetype of the dominant switch, when ``move`` is inside it."""
+        switch = self.switch
+        if switch is not None and switch.span[0] <= move.span[0] <= move.span[1] <= switch.span[1]:
+            return switch.archetype
+        return None
+
+    def moved_complexity(self) -> bool:
+        return any(CONCERNS[m] is Concern.COMPLEXITY for m in self.moved)
+
+
+# -- the policy of each concern: the hint one candidate gets ---------------------------
+
+
+def _parameters(hints: _Hints, c: Candidate) -> None:
+    # Decided from the signature and the file; the body is walked only for a flag.
+    moves = parameter_moves(hints.scope, hints.facts)
+    if moves:
+        hints.record(c, max(moves, key=lambda m: (m.priority, _place(m))))
+
+
+def _complexity(hints: _Hints, c: Candidate) -> None:
+    if c.m.metric == "lizard_ccn":
+        # An optional hint: only a move that removes points and is plainly better code.
+        hints.give(c, _best(hints.found.local, Concern.COMPLEXITY))
+        return
+    move = _radon_cc_move(hints, int(c.m.value))
+    if move is None:
+        hints.out[c.m.metric] = _census_advice(hints, c)
+        return
+    hints.give(c, move)
+
+
+def _radon_cc_move(hints: _Hints, value: int) -> Move | None:
+    """A move that lowers the count; else one that tidies, names a call chain, or
+    names what the code is."""
+    found = hints.found
+    return (
+        _complexity_move(found, value)
+        or _strongest(found.local, Trait.TIDY)
+        or chain_move(found.view, receiver_of(hints.scope))
+        or _strongest(found.local, Trait.NAMES)
+    )
+
+
+def _census_advice(hints: _Hints, c: Candidate) -> Advice:
+    """No move, but the function's shape is still what it is."""
+    found = hints.found
+    text = census(found.view, found.examiner)
+    shape = "arrowhead" if found.view.is_arrowhead() else UNCLASSIFIED
+    shape = hints.switch.archetype if hints.switch is not None else shape
+    return Advice(shape, headline(c), fit(text), proposes=False)
+
+
+def _nesting(hints: _Hints, c: Candidate) -> None:
+    hints.give(c, _nesting_move(hints.found))
+
+
+def _size(hints: _Hints, c: Candidate) -> None:
+    # A function that already has a move for its complexity needs no second one.
+    if not hints.moved_complexity():
+        hints.give(c, _size_move(hints.found))
+
+
+#: Each concern of a function's values, with its policy, in the order they are decided
+#: (a move given for one is not given again for a later one).
+_POLICIES: Final[tuple[tuple[Concern, Callable[[_Hints, Candidate], None]], ...]] = (
+    (Concern.PARAMETERS, _parameters),
+    (Concern.COMPLEXITY, _complexity),
+    (Concern.NESTING, _nesting),
+    (Concern.SIZE, _size),
+)
+
+
 class Advisor:
     """Decides the hints of one file version from its in-band values."""
 
@@ -444,61 +377,11 @@ class Advisor:
         for c in candidates:
             if _may_speak(scope, c):
                 by_concern[CONCERNS[c.m.metric]].append(c)
-        if not by_concern:
-            return {}
-        given: set[tuple[str, tuple[int, int]]] = set()
-        out: dict[str, Advice] = {}
-        for c in by_concern.get(Concern.PARAMETERS, ()):
-            # Decided from the signature and the file; the body is walked only for a flag.
-            moves = parameter_moves(scope, self.facts)
-            if moves:
-                chosen = max(moves, key=lambda m: (m.priority, _place(m)))
-                given.add(chosen.key)
-                out[c.m.metric] = _advice(c, chosen)
-        if not (by_concern.keys() - {Concern.PARAMETERS}):
-            return out
-        found = _moves_of(scope, self.facts)
-        switch = _dominant_switch(found, scope)
-        moved: set[str] = set()  # the metrics given a move (not a census)
-
-        def give(c: Candidate, move: Move | None) -> None:
-            if move is None or move.key in given:
-                return
-            given.add(move.key)
-            moved.add(c.m.metric)
-            advice = _advice(c, move)
-            if (
-                switch is not None
-                and switch.span[0] <= move.span[0] <= move.span[1] <= switch.span[1]
-            ):
-                # A move inside the chain that makes up the function: the chain is its shape.
-                advice = replace(advice, archetype=switch.archetype)
-            out[c.m.metric] = advice
-
-        for c in by_concern.get(Concern.COMPLEXITY, ()):
-            lizard = c.m.metric == "lizard_ccn"
-            move = _complexity_move(found, c, lizard)
-            if move is None and not lizard:
-                move = _strongest(found.local, Trait.TIDY)
-            if move is None and not lizard:
-                move = chain_move(found.view, receiver_of(scope))
-            if move is None and not lizard:
-                move = _strongest(found.local, Trait.NAMES)
-            if move is None and not lizard:
-                text = census(found.view, found.examiner)
-                # No move, but the function's shape is still what it is.
-                shape = "arrowhead" if found.view.is_arrowhead() else UNCLASSIFIED
-                shape = switch.archetype if switch is not None else shape
-                out[c.m.metric] = Advice(shape, headline(c), fit(text), proposes=False)
-                continue
-            give(c, move)
-        for c in by_concern.get(Concern.NESTING, ()):
-            give(c, _nesting_move(found, c))
-        for c in by_concern.get(Concern.SIZE, ()):
-            # A function that already has a move for its complexity needs no second one.
-            if not any(CONCERNS[m] is Concern.COMPLEXITY for m in moved):
-                give(c, _size_move(found))
-        return out
+        hints = _Hints(scope, self.facts)
+        for concern, policy in _POLICIES:
+            for c in by_concern.get(concern, ()):
+                policy(hints, c)
+        return hints.out
 
     def cls(self, scope: Scope, candidate: Candidate) -> Advice | None:
         assert isinstance(scope.node, ast.ClassDef)
@@ -506,7 +389,7 @@ class Advisor:
         if graph is None:
             return None
         move = cohesion_move(scope.node, graph, lambda: self.facts.attributes_read_outside)
-        return _advice(candidate, move) if move is not None else None
+        return advice_of(candidate, move) if move is not None else None
 
     def module(self, candidates: list[Candidate]) -> dict[str, Advice]:
         """At most one hint per module concern; none carries a move another already gave."""
@@ -518,7 +401,7 @@ class Advisor:
         able = [c for c in candidates if c.m.metric in _SPLIT_METRICS]
         if able:
             closest = min(able, key=lambda c: (_rank(c), c.m.metric))
-            out[closest.m.metric] = _advice(closest, move)
+            out[closest.m.metric] = advice_of(closest, move)
         return out
 
 

@@ -100,23 +100,37 @@ def _comment(
 ) -> None:
     match = _IGNORE.search(text)
     if match is not None:
-        listed = match.group(1)
-        if listed is None:
-            ignores[line] = None
-        else:
-            metrics = frozenset(m.strip() for m in listed.split(",") if m.strip())
-            previous = ignores.get(line, frozenset())
-            ignores[line] = None if previous is None else previous | metrics
-        return
+        _ignore(ignores, line, match.group(1))
+    else:
+        _forgive(text, line, forgives, forgives_some)
+
+
+def _ignore(ignores: dict[int, Silenced], line: int, listed: str | None) -> None:
+    """A ``# gzguide: ignore`` comment, with the metrics it lists (None: all of them)."""
+    if listed is None:
+        ignores[line] = None
+    else:
+        ignores[line] = _merge(ignores.get(line, frozenset()), _listed(listed))
+
+
+def _forgive(
+    text: str, line: int, forgives: list[int], forgives_some: list[tuple[int, frozenset[str]]]
+) -> None:
+    """A ``#lizard forgive`` comment, or ``#lizard forgives(metric, ...)``."""
     stripped = text.lstrip("#").strip()
     if not stripped.startswith("lizard forgive") or stripped.startswith("lizard forgive global"):
         return
     some = re.match(r"lizard forgives?\(([^)]*)\)", stripped)
-    if some is not None:
-        names = [m.strip() for m in some.group(1).split(",") if m.strip()]
-        forgives_some.append((line, frozenset(_LIZARD_METRICS.get(n, n) for n in names)))
-    else:
+    if some is None:
         forgives.append(line)
+    else:
+        metrics = frozenset(_LIZARD_METRICS.get(n, n) for n in _listed(some.group(1)))
+        forgives_some.append((line, metrics))
+
+
+def _listed(names: str) -> frozenset[str]:
+    """The names of a comma-separated list, blanks left out."""
+    return frozenset(n.strip() for n in names.split(",") if n.strip())
 
 
 def _header_lines(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> range:
@@ -146,30 +160,65 @@ def silencer(directives: Directives, tree: ast.Module, scopes: list[Scope]) -> S
     """What the comments silence, or None when nothing is silenced."""
     if not directives:
         return None
+    by_scope = _ignored_definitions(directives, scopes)
+    _forgive_functions(by_scope, directives, [s for s in scopes if s.is_function])
+    return Silencer(by_scope, _module_silenced(directives, tree))
+
+
+def _ignored_definitions(
+    directives: Directives, scopes: list[Scope]
+) -> dict[tuple[int, int], Silenced]:
+    """What the ``# gzguide: ignore`` comments of each definition's header silence."""
     by_scope: dict[tuple[int, int], Silenced] = {}
     for scope in scopes:
-        found: Silenced = frozenset()
-        for line in _header_lines(scope.node):
-            # A comment on a line of its own after the signature is in the body.
-            if line in directives.ignores and line not in directives.comment_only:
-                found = _merge(found, directives.ignores[line])
+        found = _header_ignores(directives, scope)
         if found is None or found:
             by_scope[scope.key] = found
-    functions = [s for s in scopes if s.is_function]
+    return by_scope
+
+
+def _header_ignores(directives: Directives, scope: Scope) -> Silenced:
+    found: Silenced = frozenset()
+    for line in _header_lines(scope.node):
+        # A comment on a line of its own after the signature is in the body.
+        if line in directives.ignores and line not in directives.comment_only:
+            found = _merge(found, directives.ignores[line])
+    return found
+
+
+def _forgive_functions(
+    by_scope: dict[tuple[int, int], Silenced], directives: Directives, functions: list[Scope]
+) -> None:
+    """Silences what the ``#lizard forgive`` and ``#lizard forgives(...)`` comments do."""
     closing = {s.key: _closing_line(directives.code_lines, s.end_line) for s in functions}
     for line in directives.forgives:
-        after = [s for s in functions if closing[s.key] > line]
-        if after:
-            chosen = min(after, key=lambda s: (closing[s.key], -s.start_line))
-            by_scope[chosen.key] = _merge(by_scope.get(chosen.key, frozenset()), LIZARD_HINTS)
+        _silence(by_scope, _forgiven(line, functions, closing), LIZARD_HINTS)
     for line, metrics in directives.forgives_some:
-        open_ones = [s for s in functions if s.start_line <= line < closing[s.key]]
-        if open_ones:
-            chosen = max(open_ones, key=lambda s: s.start_line)
-            by_scope[chosen.key] = _merge(
-                by_scope.get(chosen.key, frozenset()), metrics & LIZARD_HINTS
-            )
-    return Silencer(by_scope, _module_silenced(directives, tree))
+        _silence(by_scope, _open_at(line, functions, closing), metrics & LIZARD_HINTS)
+
+
+def _forgiven(
+    line: int, functions: list[Scope], closing: dict[tuple[int, int], float]
+) -> Scope | None:
+    """The function a ``#lizard forgive`` on ``line`` forgives: the first lizard ends
+    after the comment (of two ending there, the inner one)."""
+    after = [s for s in functions if closing[s.key] > line]
+    return min(after, key=lambda s: (closing[s.key], -s.start_line)) if after else None
+
+
+def _open_at(
+    line: int, functions: list[Scope], closing: dict[tuple[int, int], float]
+) -> Scope | None:
+    """The innermost function ``line`` is in (as lizard ends functions)."""
+    open_ones = [s for s in functions if s.start_line <= line < closing[s.key]]
+    return max(open_ones, key=lambda s: s.start_line) if open_ones else None
+
+
+def _silence(
+    by_scope: dict[tuple[int, int], Silenced], scope: Scope | None, metrics: Silenced
+) -> None:
+    if scope is not None:
+        by_scope[scope.key] = _merge(by_scope.get(scope.key, frozenset()), metrics)
 
 
 def _closing_line(code_lines: tuple[int, ...], end_line: int) -> float:
@@ -179,17 +228,18 @@ def _closing_line(code_lines: tuple[int, ...], end_line: int) -> float:
 
 
 def _module_silenced(directives: Directives, tree: ast.Module) -> Silenced:
-    body = tree.body
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body = body[1:]
-    limit = body[0].lineno if body else float("inf")
+    limit = _first_statement_line(tree)
     found: Silenced = frozenset()
     for line, metrics in directives.ignores.items():
         if line < limit and line in directives.comment_only:
             found = _merge(found, metrics)
     return found
+
+
+def _first_statement_line(tree: ast.Module) -> float:
+    """The line of the module's first statement, its docstring aside."""
+    body = tree.body
+    match body:
+        case [ast.Expr(value=ast.Constant(value=str())), *rest]:
+            body = rest
+    return body[0].lineno if body else float("inf")

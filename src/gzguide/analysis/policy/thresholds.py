@@ -86,7 +86,11 @@ class MetricBand:
             return Position.BELOW
         if self.gate is None:
             return Position.APPROACHING
-        gate = sign * self.gate
+        return self._past_advise(v, advise, sign * self.gate)
+
+    def _past_advise(self, v: float, advise: float, gate: float) -> Position:
+        """Where a value at or past the advise boundary sits (all three signed so that
+        higher is worse)."""
         if v >= gate:
             return Position.GATED
         if self.gate_is_warn and v >= (advise + gate) / 2:
