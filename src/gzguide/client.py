@@ -195,25 +195,35 @@ class Connection:
             self._send_rest(view, time.monotonic() + timeout)
 
     def _send_rest(self, view: memoryview, deadline: float) -> None:
-        assert self.to_server is not None
         while view:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise Timeout(f"the server stopped reading ({len(view)} bytes unwritten)")
-            poller = select.poll()
-            poller.register(self.to_server, select.POLLOUT)
-            if self.from_server is not None and not self.at_eof:
-                poller.register(self.from_server, select.POLLIN)
-            for fd, _events in poller.poll(int(remaining * 1000) + 1):
-                if fd == self.from_server:
-                    self._pull()
-                    continue
-                try:
-                    view = view[os.write(self.to_server, view[: READ_CHUNK * 16]) :]
-                except BlockingIOError:
-                    continue
-                except OSError as exc:
-                    raise Closed(f"cannot write to the server: {exc}") from exc
+            for fd, _events in self._send_poller().poll(int(remaining * 1000) + 1):
+                view = self._pull_or_write(fd, view)
+
+    def _send_poller(self) -> select.poll:
+        """A wait for room in the server's stdin, and for its output (read while we write,
+        so that a server blocked on a full stdout can go on reading)."""
+        assert self.to_server is not None
+        poller = select.poll()
+        poller.register(self.to_server, select.POLLOUT)
+        if self.from_server is not None and not self.at_eof:
+            poller.register(self.from_server, select.POLLIN)
+        return poller
+
+    def _pull_or_write(self, fd: int, view: memoryview) -> memoryview:
+        """What is left of ``view`` once the ready ``fd`` had its turn."""
+        if fd == self.from_server:
+            self._pull()
+            return view
+        assert self.to_server is not None
+        try:
+            return view[os.write(self.to_server, view[: READ_CHUNK * 16]) :]
+        except BlockingIOError:
+            return view
+        except OSError as exc:
+            raise Closed(f"cannot write to the server: {exc}") from exc
 
     def close_sending(self) -> None:
         """Close the server's stdin: EOF to the server."""
@@ -242,21 +252,29 @@ class Connection:
             return body
         deadline = time.monotonic() + timeout
         while True:
-            if self.at_eof or self.from_server is None:
-                raise Closed(f"the server's output ended (unread: {self.reader.pending[:200]!r})")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._readable.poll(int(remaining * 1000) + 1):
-                raise Timeout(f"no answer within {timeout:g} s")
-            chunk = self._read_chunk()
-            if not chunk:
-                continue
-            whole = self.reader.take_whole(chunk)
-            if whole is not None:
-                return whole
-            self.reader.feed(chunk)
-            body = self.reader.next_body()
-            if body is not None:
-                return body
+            self._wait_for_output(deadline, timeout)
+            taken = self._take(self._read_chunk())
+            if taken is not None:
+                return taken
+
+    def _wait_for_output(self, deadline: float, timeout: float) -> None:
+        """Until the server's output is readable; Closed at its end, Timeout at ``deadline``."""
+        if self.at_eof or self.from_server is None:
+            raise Closed(f"the server's output ended (unread: {self.reader.pending[:200]!r})")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not self._readable.poll(int(remaining * 1000) + 1):
+            raise Timeout(f"no answer within {timeout:g} s")
+
+    def _take(self, chunk: bytes) -> bytes | memoryview | None:
+        """The next whole body once ``chunk`` is read, if there is one; a chunk that is
+        exactly one response is returned as it is, never copied into the buffer."""
+        if not chunk:
+            return None
+        whole = self.reader.take_whole(chunk)
+        if whole is not None:
+            return whole
+        self.reader.feed(chunk)
+        return self.reader.next_body()
 
     def next_buffered(self) -> bytes | None:
         """The next response already read, if a whole one is there."""

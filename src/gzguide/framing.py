@@ -30,7 +30,7 @@ dropped as they arrive, never accumulated.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
 
 MAX_BODY_BYTES: Final = 10 * 1024 * 1024
@@ -168,17 +168,10 @@ class FrameDecoder:
     def next_event(self) -> Event:
         """The next event, or :data:`NEED_DATA` until more input arrives."""
         while True:
-            state = self._state
-            if state is _State.HEADERS:
-                event = self._step_headers()
-            elif state is _State.BODY:
-                event = self._step_body()
-            elif state is _State.DISCARD:
-                event = self._step_discard()
-            elif state is _State.DRAIN_LINE:
-                event = self._step_drain_line()
-            else:
+            step = _STEPS.get(self._state)
+            if step is None:  # closed
                 return self._end
+            event = step(self)
             if event is not None:
                 return event
 
@@ -235,27 +228,35 @@ class FrameDecoder:
         buf = self._buf
         end = buf.find(b"\n", self._scanned)
         if end < 0:
-            # No line end yet: an over-long line is dropped from here on.
-            if len(buf) > MAX_HEADER_LINE_BYTES + 1:
-                self._in_section = True
-                self._discarded += len(buf)
-                buf.clear()
-                self._scanned = 0
-                self._state = _State.DRAIN_LINE
-                return self._fail(ErrorKind.LINE_TOO_LONG)
-            self._scanned = len(buf)
-            return self._end_of_input() if self._eof else NEED_DATA
+            return self._await_line_end()
         self._scanned = 0
         line_end = end - 1 if end and buf[end - 1] == 0x0D else end
         line = bytes(buf[:line_end])
         del buf[: end + 1]
         if not line:
             return self._end_section() if self._in_section else None
+        return self._section_line(line, end + 1)
+
+    def _await_line_end(self) -> Event | None:
+        """No line end yet: an over-long line is dropped from here on."""
+        buf = self._buf
+        if len(buf) > MAX_HEADER_LINE_BYTES + 1:
+            self._in_section = True
+            self._discarded += len(buf)
+            buf.clear()
+            self._scanned = 0
+            self._state = _State.DRAIN_LINE
+            return self._fail(ErrorKind.LINE_TOO_LONG)
+        self._scanned = len(buf)
+        return self._end_of_input() if self._eof else NEED_DATA
+
+    def _section_line(self, line: bytes, taken: int) -> Event | None:
+        """A line of a header section (``taken`` bytes with its line end)."""
         self._in_section = True
         event = self._check_line(line) if self._failure is None else None
         if self._failure is not None:
             # The failing line and every line after it, up to the blank line, are dropped.
-            self._discarded += end + 1
+            self._discarded += taken
         return event
 
     def _check_line(self, line: bytes) -> Event | None:
@@ -313,3 +314,12 @@ def frame_parts(parts: Sequence[bytes | memoryview]) -> list[bytes | memoryview]
     """
     length = sum(map(len, parts))
     return [b"Content-Length: %d\r\n\r\n" % length, *parts]
+
+
+#: What the decoder does next in each state; none in the closed state.
+_STEPS: Final[dict[_State, Callable[[FrameDecoder], Event | None]]] = {
+    _State.HEADERS: FrameDecoder._step_headers,
+    _State.BODY: FrameDecoder._step_body,
+    _State.DISCARD: FrameDecoder._step_discard,
+    _State.DRAIN_LINE: FrameDecoder._step_drain_line,
+}

@@ -74,11 +74,19 @@ class ThresholdSource:
         identity = self._identity_now()
         active = self._active
         unchanged = identity == self._identity
-        trusted = identity is None or not is_racy(identity, self._read_at_ns)
-        if active is not None and unchanged and trusted:
+        if active is not None and unchanged and self._trusted(identity):
             return active
         self._identity = identity
-        table = self.default() if identity is None else self._load(log=not unchanged)
+        return self._adopt(self.default() if identity is None else self._load(log=not unchanged))
+
+    def _trusted(self, identity: Identity | None) -> bool:
+        """Whether the bytes read last are surely the file's (its identity is past the racy
+        window of that read, or there is no file)."""
+        return identity is None or not is_racy(identity, self._read_at_ns)
+
+    def _adopt(self, table: Thresholds) -> Thresholds:
+        """``table``, unless it says what the active one says: then that one stays."""
+        active = self._active
         if active is None or table.fingerprint != active.fingerprint:
             self._active = active = table
         return active

@@ -50,9 +50,14 @@ def iter_lines(handle: IO[bytes]) -> Iterator[tuple[bytes | None, bool]]:
         elif len(line) <= MAX_LINE_BYTES:
             yield line, False  # the end of the file came first
         else:
-            while line and not line.endswith(b"\n"):
-                line = handle.readline(MAX_LINE_BYTES)
-            yield None, bool(line)
+            yield None, _skip_rest(handle, line)
+
+
+def _skip_rest(handle: IO[bytes], line: bytes) -> bool:
+    """Read past the rest of an over-long line; whether it ended in a newline."""
+    while line and not line.endswith(b"\n"):
+        line = handle.readline(MAX_LINE_BYTES)
+    return bool(line)
 
 
 class LineReader:
@@ -81,21 +86,29 @@ class LineReader:
         try:
             record = _decoder.decode(line) if line is not None else None
         except msgspec.DecodeError:
-            if terminated:
-                self.malformed += 1
-            else:
-                self.truncated += 1
+            self._broken(terminated)
             return None
-        moment = parse_ts(record.get("ts")) if isinstance(record, dict) else None
-        if (
-            moment is None
-            or not isinstance(record, dict)
-            or not isinstance(record.get("event"), str)
-        ):
+        found = _record_of(record)
+        if found is None:
             self.malformed += 1
             return None
         self.parsed += 1
-        return record, moment
+        return found
+
+    def _broken(self, terminated: bool) -> None:
+        """A line that is not JSON: malformed, or cut short by the end of the file."""
+        if terminated:
+            self.malformed += 1
+        else:
+            self.truncated += 1
+
+
+def _record_of(decoded: object) -> tuple[Record, datetime] | None:
+    """A decoded line that is a record: an object with an event and a time stamp."""
+    if not isinstance(decoded, dict) or not isinstance(decoded.get("event"), str):
+        return None
+    moment = parse_ts(decoded.get("ts"))
+    return None if moment is None else (decoded, moment)
 
 
 # -- fields of a parsed line, not trusted ------------------------------------------------

@@ -103,18 +103,16 @@ def _sessions_text(sessions: Sequence[ServerSession]) -> list[str]:
     if len(sessions) > len(shown):
         out.append(f"  (the last {len(shown)} of {len(sessions)} sessions)")
     rows = [
-        [
-            str(s.pid) if s.pid is not None else "-",
-            s.start_ts or "-",
-            s.stop_ts or "-",
-            s.reason or "-",
-            str(s.exit_code) if s.exit_code is not None else "-",
-            str(s.requests) if s.requests is not None else "-",
-        ]
+        [_cell(v) for v in (s.pid, s.start_ts, s.stop_ts, s.reason, s.exit_code, s.requests)]
         for s in shown
     ]
     headers = ["pid", "started", "stopped", "reason", "exit", "requests"]
     return out + _table(headers, rows, "rlllrr")
+
+
+def _cell(value: object) -> str:
+    """A table cell: ``-`` for what the log did not say."""
+    return "-" if value is None or value == "" else str(value)
 
 
 def _requests_text(requests: Requests) -> list[str]:
@@ -182,19 +180,30 @@ def _workers_text(workers: Workers) -> list[str]:
     if workers.exits:
         out.append(f"  exits: {_counts(workers.exits)}")
     if workers.replaced:
-        out.append(f"  replacements: {_counts(workers.replacements_by_reason)}")
-        rows = [
-            [r.ts, str(r.index), str(r.old_pid), str(r.pid), r.reason] for r in workers.replacements
-        ]
-        out.extend(_table(["ts", "worker", "old pid", "new pid", "reason"], rows, "lrrrl"))
+        out.extend(_replacements_text(workers))
     if workers.job_failures:
-        out.append(f"  failed jobs: {_counts(workers.job_failures_by_reason)}")
-        rows = [
-            [j.ts, str(j.index), str(j.pid), j.reason, j.file_path or "-"]
-            for j in workers.failed_jobs
-        ]
-        out.extend(_table(["ts", "worker", "pid", "reason", "file"], rows, "lrrll"))
+        out.extend(_failed_jobs_text(workers))
     return out
+
+
+def _replacements_text(workers: Workers) -> list[str]:
+    rows = [
+        [r.ts, str(r.index), str(r.old_pid), str(r.pid), r.reason] for r in workers.replacements
+    ]
+    return [
+        f"  replacements: {_counts(workers.replacements_by_reason)}",
+        *_table(["ts", "worker", "old pid", "new pid", "reason"], rows, "lrrrl"),
+    ]
+
+
+def _failed_jobs_text(workers: Workers) -> list[str]:
+    rows = [
+        [j.ts, str(j.index), str(j.pid), j.reason, j.file_path or "-"] for j in workers.failed_jobs
+    ]
+    return [
+        f"  failed jobs: {_counts(workers.job_failures_by_reason)}",
+        *_table(["ts", "worker", "pid", "reason", "file"], rows, "lrrll"),
+    ]
 
 
 def _framing_text(framing: Framing) -> list[str]:

@@ -295,25 +295,27 @@ class Summarizer:
         method = as_str(rec.get("method"))
         outcome = label(rec.get("outcome"))
         self._count_request(method, outcome)
-        cache = rec.get("cache")
-        state: str | None = None
-        directory: dict[str, int] | None = None
-        if isinstance(cache, str):
-            state = cache
-            _bump(self.states, cache)
-        elif isinstance(cache, dict):
-            state = DIRECTORY
-            directory = {k: n for k, v in cache.items() if (n := as_int(v)) is not None}
-            self.directory_requests += 1
-            for key, count in directory.items():
-                _bump(self.directory_files, key, count)
+        state, directory = self._count_cache(rec.get("cache"))
         duration = as_number(rec.get("duration_ms"))
         if duration is None:
             return
         self.method_ms.setdefault(method, array("d")).append(duration)
         if state is not None:
             self.cache_ms.setdefault(state, array("d")).append(duration)
-        self._keep_if_slow(rec, duration, method, outcome, directory if directory else state)
+        self._keep_if_slow(rec, duration, method, outcome, directory or state)
+
+    def _count_cache(self, cache: object) -> tuple[str | None, dict[str, int] | None]:
+        """A request's cache state (a file's, or :data:`DIRECTORY` with its files' states)."""
+        if isinstance(cache, str):
+            _bump(self.states, cache)
+            return cache, None
+        if not isinstance(cache, dict):
+            return None, None
+        directory = {k: n for k, v in cache.items() if (n := as_int(v)) is not None}
+        self.directory_requests += 1
+        for key, count in directory.items():
+            _bump(self.directory_files, key, count)
+        return DIRECTORY, directory
 
     def _keep_if_slow(
         self,
@@ -505,29 +507,46 @@ class Summarizer:
         )
 
 
+_OpenSessions = dict[int | None, tuple[datetime, ServerSession]]
+
+
+def _close(
+    open_by_pid: _OpenSessions, moment: datetime, stop: ServerSession
+) -> tuple[datetime, ServerSession]:
+    """A stop, joined to the start of its pid when one is open."""
+    started = open_by_pid.pop(stop.pid, None)
+    if started is None:
+        return (moment, stop)
+    return (started[0], msgspec.structs.replace(stop, start_ts=started[1].start_ts))
+
+
+def _timeline(
+    starts: Iterable[tuple[datetime, str, int | None]],
+    stops: Iterable[tuple[datetime, ServerSession]],
+) -> list[tuple[datetime, int, ServerSession]]:
+    """Starts (0) and stops (1) in time order, a start first of two at one moment."""
+    timeline: list[tuple[datetime, int, ServerSession]] = []
+    timeline.extend((moment, 0, ServerSession(pid, ts, *(None,) * 5)) for moment, ts, pid in starts)
+    timeline.extend((moment, 1, stop) for moment, stop in stops)
+    timeline.sort(key=lambda item: (item[0], item[1]))
+    return timeline
+
+
 def _pair_sessions(
     starts: Iterable[tuple[datetime, str, int | None]],
     stops: Iterable[tuple[datetime, ServerSession]],
 ) -> list[ServerSession]:
     """Each start with the first stop of its pid at or after it and before its next start."""
-    timeline: list[tuple[datetime, int, ServerSession]] = []
-    timeline.extend((moment, 0, ServerSession(pid, ts, *(None,) * 5)) for moment, ts, pid in starts)
-    timeline.extend((moment, 1, stop) for moment, stop in stops)
-    timeline.sort(key=lambda item: (item[0], item[1]))
-    open_by_pid: dict[int | None, tuple[datetime, ServerSession]] = {}
+    open_by_pid: _OpenSessions = {}
     sessions: list[tuple[datetime, ServerSession]] = []
-    for moment, is_stop, entry in timeline:
-        if not is_stop:
-            if entry.pid in open_by_pid:  # started again without a stop in between
-                sessions.append(open_by_pid[entry.pid])
-            open_by_pid[entry.pid] = (moment, entry)
+    for moment, is_stop, entry in _timeline(starts, stops):
+        if is_stop:
+            sessions.append(_close(open_by_pid, moment, entry))
             continue
-        started = open_by_pid.pop(entry.pid, None)
-        if started is None:
-            sessions.append((moment, entry))
-        else:
-            joined = msgspec.structs.replace(entry, start_ts=started[1].start_ts)
-            sessions.append((started[0], joined))
+        earlier = open_by_pid.get(entry.pid)
+        if earlier is not None:  # started again without a stop in between
+            sessions.append(earlier)
+        open_by_pid[entry.pid] = (moment, entry)
     sessions.extend(open_by_pid.values())
     sessions.sort(key=lambda item: item[0])
     return [session for _, session in sessions]
