@@ -42,7 +42,10 @@ SEVERITY = {"approaching": 3, "approaching_warn": 2}
 QUIET = 4
 #: How docs/hints.md words the moves that propose no change: the census of a
 #: function's decision points, and a short chain named as it is.
-_NO_CHANGE = re.compile(r"^Its \d+ decision points: |short arms: clear as it is")
+_NO_CHANGE = re.compile(
+    r"^(Its \d+ decision points: |\d+ more decision points? stays? under "
+    r"|One more decision point reaches )|short arms: clear as it is"
+)
 
 
 def severity(hint: dict[str, Any]) -> int:

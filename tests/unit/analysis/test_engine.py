@@ -60,8 +60,11 @@ def test_golden_shipping() -> None:
     table = by_line[("radon_cc", 29)].move
     assert "lines 30-37" in table and "dict lookup" in table
     census = by_line[("radon_cc", 41)].move
-    # Every block is too short to move: the census lists the points and stops there.
-    assert census == "Its 4 decision points: 3 `if`s (lines 43, 45 and 47), `and` (line 47)."
+    # No move: the census is the budget left under warn, and where the points are.
+    assert census == (
+        "1 more decision point stays under warn at 7; now: 3 `if`s (lines 43, 45 and 47), "
+        "`and` (line 47)."
+    )
     chain = by_line[("radon_cc", 52)].move
     assert "desk().phone" in chain and "line 57" in chain
     depot = by_line[("cohesion_lcom4", 61)].move

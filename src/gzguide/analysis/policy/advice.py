@@ -340,7 +340,7 @@ def _radon_cc_move(hints: _Hints, value: int) -> Move | None:
 def _census_advice(hints: _Hints, c: Candidate) -> Advice:
     """No move, but the function's shape is still what it is."""
     found = hints.found
-    text = census(found.view, found.examiner)
+    text = census(found.view, c.m.value, c.band)
     shape = "arrowhead" if found.view.is_arrowhead() else UNCLASSIFIED
     shape = hints.switch.archetype if hints.switch is not None else shape
     return Advice(shape, headline(c), fit(text), proposes=False)

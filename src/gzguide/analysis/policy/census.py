@@ -1,42 +1,24 @@
 """The census: what a complexity hint says when no move lowers the count.
 
-It lists where the function's decision points are, by kind (``3 `if`s (lines 4, 9,
-12), loop (line 7)``), and, where the heaviest block cannot move into a helper for a
-reason the code shows, names that reason and the values behind it (``The `for`
-loop at lines 7-15 holds 4 of them and sets `total`, which the function reads
-after it``).
+It is a budget, not advice: how many more decision points the function can take
+while it stays under the gate that closes its band (``2 more decision points stay
+under warn at 7``), and where the ones it has are, by kind in the order they first
+appear (```if` (lines 4 and 9), loop (line 7), `and` (line 9).``). One line, at most
+:data:`MAX_CENSUS_CHARS` characters: an editor shows it beside the function being
+written, where the budget is what the author is spending.
 """
 
 from __future__ import annotations
 
-import ast
 from collections import defaultdict
-from collections.abc import Callable
 from typing import Final
 
-from gzguide.analysis.facts.walk import FunctionView, Stmt
-from gzguide.analysis.moves.base import line_list, lines, names
-from gzguide.analysis.moves.extract import (
-    BARE,
-    CHANGES,
-    DECLARES,
-    DEFINES,
-    FLAG,
-    FRAME,
-    GUARD,
-    HANDS_OVER,
-    INITIALIZES,
-    INPUTS,
-    LEAVES_LOOP,
-    LEAVES_RETURN,
-    LEAVES_YIELD,
-    MOST,
-    OUTPUTS,
-    RECURSES,
-    SHORT,
-    THREADS,
-    Examiner,
-)
+from gzguide.analysis.facts.walk import FunctionView
+from gzguide.analysis.moves.base import line_list
+from gzguide.analysis.policy.thresholds import MetricBand
+
+#: The longest census: it fits an editor's line beside the code.
+MAX_CENSUS_CHARS: Final = 160
 
 _KIND_WORDS: Final = {
     "if": ("`if`", "`if`s"),
@@ -52,72 +34,38 @@ _KIND_WORDS: Final = {
     "case": ("`case`", "`case`s"),
     "assert": ("`assert`", "`assert`s"),
 }
-#: How many kinds of decision point the census names before it counts the rest.
-_SHOWN_KINDS: Final = 4
-
-#: Reasons a block stays that say nothing about the code beyond its size.
-_PLAIN_OBSTACLES: Final = frozenset({SHORT, MOST, BARE, GUARD})
-
-#: Why a block cannot move out as it is.
-_OBSTACLES: Final = {
-    SHORT: "is too short to be worth a helper",
-    MOST: "is most of the function",
-    BARE: "is the function's work: only guards, set-up and a return would stay behind",
-    GUARD: "is an early exit (an `if` that only leaves)",
-    LEAVES_RETURN: "can return from the function",
-    LEAVES_YIELD: "yields and sets values used after it",
-    LEAVES_LOOP: "breaks out of or continues an outer loop",
-    DECLARES: "declares or sets `global` or `nonlocal` names",
-    DEFINES: "defines a nested function",
-    INPUTS: "reads more than three of its local values",
-    RECURSES: "calls this function again",
-    FRAME: "looks at the call stack or its own locals, which a helper would change",
-    INITIALIZES: "sets attributes of the instance, which `__init__` is the place to show",
-    HANDS_OVER: "holds the `yield` its decorator hands control through",
-}
-
-_WHAT: Final = {
-    ast.If: "`if`",
-    ast.For: "`for` loop",
-    ast.AsyncFor: "`async for` loop",
-    ast.While: "`while` loop",
-    ast.Try: "`try`",
-    ast.TryStar: "`try`",
-    ast.With: "`with` block",
-    ast.AsyncWith: "`async with` block",
-    ast.Match: "`match`",
-}
 
 
-def census(view: FunctionView, examiner: Examiner) -> str:
-    """Where a function's decision points are, and why no block of them moves out."""
-    listed = f"Its {view.total_points} decision points: {_by_kind(view)}."
-    # The outermost of the heaviest blocks: the one a reader sees first. Why it stays
-    # is worth a sentence only where it names what keeps it in; "too short" or "most
-    # of the function" tells a reader nothing the code does not.
-    stmt = _heaviest(view)
-    if stmt is None:
-        return listed
-    verdict = examiner.examine((stmt,))
-    if not isinstance(verdict, str) or verdict in _PLAIN_OBSTACLES:
-        return listed
-    what = _WHAT.get(type(stmt.node), "block")
-    where = f"The {what} at {lines(stmt.line, stmt.end_line)}"
-    return f"{listed} {where} holds {stmt.points} of them and {_obstacle(verdict, stmt, examiner)}."
+def census(view: FunctionView, value: float, band: MetricBand) -> str:
+    """The budget left under the band's gate, then where the decision points are."""
+    head = f"{_budget(value, band.gate, band.gate_is_warn)}; now: "
+    if band.gate is None:  # a table with no gate: no budget to speak of
+        head = f"Its {view.total_points} decision points: "
+    return f"{head}{_fitting(head, _by_kind(view))}."
 
 
-def _by_kind(view: FunctionView) -> str:
-    """The points by kind, heaviest first (``2 `if`s (lines 3, 8), loop (line 5)``)."""
+def _budget(value: float, gate: float | None, is_warn: bool) -> str:
+    """How many more points stay under the gate (``warn - 1 - value`` for a gate at warn)."""
+    if gate is None:
+        return ""
+    left = int(gate - 1 - value)
+    at = f"{'warn' if is_warn else 'block'} at {gate:g}"
+    if left <= 0:
+        return f"One more decision point reaches {at}"
+    if left == 1:
+        return f"1 more decision point stays under {at}"
+    return f"{left} more decision points stay under {at}"
+
+
+def _by_kind(view: FunctionView) -> list[str]:
+    """The points by kind, in the order each kind first appears."""
     by_kind: dict[str, list[int]] = defaultdict(list)
-    total: dict[str, int] = defaultdict(int)
+    weight: dict[str, int] = defaultdict(int)
     for point in view.points:
         by_kind[point.kind].append(point.line)
-        total[point.kind] += point.weight
-    ordered = sorted(by_kind.items(), key=lambda item: (-total[item[0]], min(item[1])))
-    parts = [_kind_part(kind, at, total[kind]) for kind, at in ordered]
-    more = len(parts) - _SHOWN_KINDS
-    shown = ", ".join(parts[:_SHOWN_KINDS])
-    return shown + (f", and {more} more kind{'s' * (more > 1)}" if more > 0 else "")
+        weight[point.kind] += point.weight
+    ordered = sorted(by_kind.items(), key=lambda item: min(item[1]))
+    return [_kind_part(kind, at, weight[kind]) for kind, at in ordered]
 
 
 def _kind_part(kind: str, at: list[int], weight: int) -> str:
@@ -126,47 +74,16 @@ def _kind_part(kind: str, at: list[int], weight: int) -> str:
     return f"{word} ({'line' if len(set(at)) == 1 else 'lines'} {line_list(at, 3)})"
 
 
-def _heaviest(view: FunctionView) -> Stmt | None:
-    """The block statement holding the most points (two or more), the first of equals."""
-    heavy = [s for s in view.statements if s.blocks and not s.is_elif and s.points >= 2]
-    return max(heavy, key=lambda s: (s.points, -s.line)) if heavy else None
+def _fitting(head: str, parts: list[str]) -> str:
+    """As many kinds as fit after ``head``, and how many more kinds there are."""
+    for shown in range(len(parts), 0, -1):
+        text = ", ".join(parts[:shown]) + _more_kinds(len(parts) - shown)
+        if len(head) + len(text) + 1 <= MAX_CENSUS_CHARS:
+            return text
+    return f"{len(parts)} kinds"
 
 
-def _obstacle(verdict: str, stmt: Stmt, examiner: Examiner) -> str:
-    """Why ``stmt`` cannot move out as it is, naming the values that keep it in."""
-    explain = _NAMING.get(verdict)
-    return explain(stmt, examiner) if explain is not None else _OBSTACLES[verdict]
-
-
-def _sets_values_read_after(stmt: Stmt, examiner: Examiner) -> str:
-    return f"sets {names(examiner.outputs((stmt,)))}, which the function reads after it"
-
-
-def _reassigns(stmt: Stmt, examiner: Examiner) -> str:
-    taken = examiner.threaded((stmt,))
-    params = examiner.view.params
-    if all(n in params for n in taken):
-        what = "a parameter" if len(taken) == 1 else "parameters"
-        return f"reassigns {names(taken)} ({what}), which the function reads after it"
-    return f"reassigns {names(taken)}, which the function set before it and reads after it"
-
-
-def _changes_in_place(stmt: Stmt, examiner: Examiner) -> str:
-    return f"changes {names(examiner.changed_inputs((stmt,)))} in place"
-
-
-def _only_tests(stmt: Stmt, examiner: Examiner) -> str:
-    node = stmt.node
-    assert isinstance(node, ast.If)
-    test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
-    assert isinstance(test, ast.Name)
-    return f"only tests `{test.id}`: a helper would take it just to test it"
-
-
-#: The obstacles worded with the values that keep the block in.
-_NAMING: Final[dict[str, Callable[[Stmt, Examiner], str]]] = {
-    OUTPUTS: _sets_values_read_after,
-    THREADS: _reassigns,
-    CHANGES: _changes_in_place,
-    FLAG: _only_tests,
-}
+def _more_kinds(more: int) -> str:
+    if not more:
+        return ""
+    return f" and {more} more kind" if more == 1 else f" and {more} more kinds"

@@ -1,4 +1,5 @@
-"""The census: where a function's decision points are, each on the line of its keyword.
+"""The census: the budget of decision points left under warn, and where each point is,
+on the line of its keyword.
 
 Each detector on the smallest code that shows its shape, and on the code that looks
 like it but is not (a move must be true of the code it is about). Where a move claims
@@ -8,7 +9,12 @@ measures both versions with radon: the claim is the difference.
 
 from __future__ import annotations
 
-from support.moves import examined, move, moves
+import textwrap
+
+from gzguide.analysis.engine import analyze_bytes
+from gzguide.analysis.policy.census import MAX_CENSUS_CHARS
+from gzguide.analysis.policy.thresholds import default_thresholds
+from support.moves import move, moves
 
 
 def test_an_and_is_cited_on_its_own_line() -> None:
@@ -58,40 +64,58 @@ def test_a_try_else_is_cited_at_its_keyword() -> None:
     assert "`try` `else` (line 7)" in moves(source)
 
 
-def test_the_census_names_what_keeps_a_block_in() -> None:
-    source = """
-    def get_cfws(value):
-        cfws = CFWSList()
-        while value and value[0] in LEADER:
-            if value[0] in WSP:
-                token, value = get_fws(value)
-            else:
-                token, value = get_comment(value)
-            cfws.append(token)
-        return cfws, value
-    """
-    assert move(source).move.endswith("holds 3 of them and changes `cfws` in place.")
+def census_of(source: str) -> str:
+    """The census of the one function of ``source`` under the default table (radon_cc
+    advise at 4, warn at 7)."""
+    (only,) = analyze_bytes(textwrap.dedent(source).encode(), default_thresholds()).findings
+    assert only.kind == "census"
+    return only.move
 
 
-def test_an_if_that_uses_the_value_it_tests_is_no_flag_test() -> None:
-    source = """
-    def log(self, msg, exc_info=None, extra=None):
-        record = self.make(msg)
-        if exc_info:
-            if isinstance(exc_info, BaseException):
-                exc_info = (type(exc_info), exc_info, exc_info.__traceback__)
-            elif not isinstance(exc_info, tuple):
-                exc_info = sys.exc_info()
-        self.handle(record, exc_info, extra)
-    """
-    assert examined(source, 4) == "threads"
-    assert move(source).move.endswith(
-        "reassigns `exc_info` (a parameter), which the function reads after it."
+FOUR = """
+def ship(order, log):
+    if order.paid:
+        log(order)
+    for line in order.lines:
+        log(line)
+    if order.urgent:
+        log("urgent")
+"""
+
+
+def test_the_census_is_the_budget_left_under_warn_and_where_the_points_are() -> None:
+    assert census_of(FOUR) == (
+        "2 more decision points stay under warn at 7; now: 2 `if`s (lines 3 and 7), loop (line 5)."
     )
-    local = source.replace("record = self.make(msg)", "record = self.make(msg)\n    exc = exc_info")
-    local = local.replace("if exc_info:", "if exc:").replace("exc_info = (", "exc = (")
-    local = local.replace("exc_info = sys", "exc = sys").replace(
-        "record, exc_info,", "record, exc,"
+
+
+def test_the_budget_counts_down_to_the_point_that_reaches_warn() -> None:
+    five = FOUR.replace("log(line)", "if line:\n            log(line)")
+    assert census_of(five) == (
+        "1 more decision point stays under warn at 7; "
+        "now: 3 `if`s (lines 3, 6 and 8), loop (line 5)."
+    )
+    six = five.replace("if order.urgent:", "if order.urgent and order.paid:")
+    assert census_of(six) == (
+        "One more decision point reaches warn at 7; "
+        "now: 3 `if`s (lines 3, 6 and 8), loop (line 5), `and` (line 8)."
+    )
+
+
+def test_a_census_fits_one_line_beside_the_code() -> None:
+    source = """
+    def f(a, b, d, e):
+        x = [i for i in a if i]
+        z = a.x and b.y
+        assert d, "d"
+        w = 1 if e else 2
+        return x, z, w
+    """
+    text = census_of(source)
+    assert len(text) <= MAX_CENSUS_CHARS
+    assert text == (
+        "One more decision point reaches warn at 7; now: comprehension `for` (line 3), "
+        "comprehension `if` (line 3), `and` (line 4), `assert` (line 5) and 1 more kind."
     )
 
 
