@@ -17,11 +17,18 @@ import ast
 import re
 import statistics
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import pytest
 from radon.visitors import ComplexityVisitor
 
+from gzguide.analysis.facts.scopes import collect_scopes
+from gzguide.analysis.facts.walk import view_of
 from gzguide.analysis.model import Finding
+from gzguide.analysis.moves.base import Concern
+from gzguide.analysis.moves.extract import Examiner
+from gzguide.analysis.policy.advice import COMPLEXITY_BLOCK_POINTS, body_lines, worth_a_helper
+from gzguide.analysis.policy.thresholds import Position, default_thresholds
 from support import hint_corpus as corpus
 
 pytestmark = pytest.mark.skipif(
@@ -298,18 +305,39 @@ def _contains(node: ast.AST, target: ast.AST) -> bool:
     return any(n is target for n in ast.walk(node))
 
 
-def _extractions() -> Iterator[tuple[str, Finding, ast.AST, list[ast.stmt]]]:
-    for path, f in all_findings():
-        match = _EXTRACT.match(f.move)
-        if match is None:
-            continue
-        first = int(match.group(1))
-        last = int(match.group(2) or first)
-        function = corpus.definition_at(path, f.start_line)
-        assert function is not None
-        block = _block(function, first, last)
-        assert block is not None, (path, f.move)
-        yield path, f, function, block
+class _Offered(NamedTuple):
+    """An extraction the policy would offer for its size and points, and its move."""
+
+    start_line: int
+    move: str
+
+
+def _extractions() -> Iterator[tuple[str, _Offered, ast.AST, list[ast.stmt]]]:
+    """Every block the examiner lets move out and the policy would offer for its size
+    and points, in every function of the corpus in radon_cc's band, with the move it
+    would carry. The checks hold for each of them, whether or not a copy or a comment
+    of its own makes it the move a hint gives."""
+    band = default_thresholds().band("radon_cc")
+    assert band is not None
+    for path in corpus.corpus_files():
+        for scope in collect_scopes(corpus.tree(path)):
+            node = scope.node
+            if isinstance(node, ast.ClassDef):
+                continue
+            value = _radon(node)
+            if band.position(value) not in (Position.APPROACHING, Position.APPROACHING_WARN):
+                continue
+            view = view_of(node)
+            examiner = Examiner(view, scope.owner is not None)
+            for block in examiner.extractions(COMPLEXITY_BLOCK_POINTS):
+                if worth_a_helper(block, value, body_lines(view)):
+                    text = block.move(view, Concern.COMPLEXITY, value).text
+                    yield (
+                        path,
+                        _Offered(node.lineno, text),
+                        node,
+                        [s.node for s in block.statements],
+                    )
 
 
 def test_5_and_8_extracted_blocks_move_out_as_they_are() -> None:

@@ -97,6 +97,16 @@ class _FunctionMoves:
             self._twins[key] = where_copied(node, self.scope, self.facts)
         return self._twins[key]
 
+    def heading(self, block: Extraction) -> int | None:
+        """The line of the comment right above ``block`` that names it."""
+        first = block.statements[0].node
+        return self.facts.heading(first.lineno, first.col_offset)
+
+    def named(self, block: Extraction) -> bool:
+        """Whether a reader would name ``block`` a unit of its own: it is written twice
+        in the file, or a comment of its own says what it does."""
+        return self.twin_of(block) is not None or self.heading(block) is not None
+
     @cached_property
     def copy(self) -> Move | None:
         return copied_function(self.scope, self.facts)
@@ -156,13 +166,19 @@ def _flattening(found: _FunctionMoves) -> Move | None:
 def _block_move(found: _FunctionMoves, block: Extraction | None, value: int) -> Move | None:
     if block is None:
         return None
-    return block.move(found.view, Concern.COMPLEXITY, value, found.twin_of(block))
+    twin = found.twin_of(block)
+    return block.move(found.view, Concern.COMPLEXITY, value, twin, found.heading(block))
 
 
 def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
-    """The extraction that leaves both parts simplest, if one is worth making."""
-    body = _body_lines(found.view)
-    blocks = [b for b in found.blocks if _worth_a_helper(b, value, body)]
+    """The extraction that leaves both parts simplest, if one is worth making.
+
+    Only a block a reader would name is offered: one written twice in the file, or one
+    a comment of its own names. Reviewers judged most other extractions, true as they
+    were, not worth doing.
+    """
+    body = body_lines(found.view)
+    blocks = [b for b in found.blocks if worth_a_helper(b, value, body) and found.named(b)]
     if not blocks:
         return None
     # A block written twice in the file first: one helper then serves both copies.
@@ -176,7 +192,7 @@ def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
     )
 
 
-def _worth_a_helper(block: Extraction, value: int, body: int) -> bool:
+def worth_a_helper(block: Extraction, value: int, body: int) -> bool:
     """Whether the block is a step that lowers a count of ``value`` for real: enough
     points (but not all of them), enough lines, and not most of the body."""
     return (
@@ -187,7 +203,7 @@ def _worth_a_helper(block: Extraction, value: int, body: int) -> bool:
     )
 
 
-def _body_lines(view: FunctionView) -> int:
+def body_lines(view: FunctionView) -> int:
     return view.body[-1].end_line - view.body[0].line + 1 if view.body else 0
 
 

@@ -28,6 +28,7 @@ def report(rows, limit):
     if not rows:
         return None
     header = 'Report'
+    # add up the rows past the limit
     total = 0
     for row in rows:
         if row.value > limit:
@@ -43,8 +44,11 @@ def report(rows, limit):
 def test_a_block_that_moves_out_says_what_it_takes_and_gives() -> None:
     f = move(EXTRACTABLE)
     assert f.kind == Kind.EXTRACT
-    # The loop with the line that starts its total: one step, whole.
-    assert f.move.startswith("Lines 6-11 (the `for` loop with its set-up) can move into a helper")
+    # The loop with the line that starts its total: one step, whole, and its comment names it.
+    assert f.move.startswith(
+        "Lines 7-12 (the `for` loop with its set-up under the comment on line 6) can move "
+        "into a helper named after it that"
+    )
     assert "takes `limit` and `rows` and returns `total`" in f.move
     assert "3 of its 5 decision points go with them" in f.move
 
@@ -52,10 +56,10 @@ def test_a_block_that_moves_out_says_what_it_takes_and_gives() -> None:
 def test_a_jump_out_of_a_block_keeps_it_in() -> None:
     f = move(EXTRACTABLE.replace("total -= 1", "break"))
     assert f.kind == Kind.EXTRACT
-    assert f.move.startswith("Lines 6-11")  # a break of its own loop moves with it
+    assert f.move.startswith("Lines 7-12")  # a break of its own loop moves with it
     returns = EXTRACTABLE.replace("total -= 1", "return row")
     assert move(returns).kind == "census"
-    assert examined(returns, 7, is_method=False) == LEAVES_RETURN
+    assert examined(returns, 8, is_method=False) == LEAVES_RETURN
 
 
 def test_a_generator_block_moves_out_with_yield_from() -> None:
@@ -64,6 +68,7 @@ def test_a_generator_block_moves_out_with_yield_from() -> None:
         if strict:
             raise ValueError(strict)
         seen = 0
+        # yield each pattern's matches
         for pattern in patterns:
             for name in names:
                 if pattern.match(name):
@@ -122,6 +127,7 @@ def test_names_a_block_binds_first_are_not_inputs() -> None:
         self.size = size
         self.log(offset, size)
 
+        # write the blocks and the gaps between them
         last = 0
         for offset, size in blockinfo:
             if offset > last:
@@ -142,6 +148,7 @@ def test_a_call_of_a_same_named_method_elsewhere_is_no_recursion() -> None:
             put(buf, self.tag)
             put(buf, len(self.errors))
             for path, errors in self.errors.items():
+                # write each path and its serious errors
                 put(buf, path)
                 put(buf, len(errors))
                 for error in errors:
@@ -151,7 +158,9 @@ def test_a_call_of_a_same_named_method_elsewhere_is_no_recursion() -> None:
             for name, data in self.data.items():
                 put(buf, name)
     """
-    assert "Lines 7-11 (the body of the `for` loop) can move into a helper" in moves(source)
+    assert (
+        "Lines 8-12 (the body of the `for` loop under the comment on line 7) can move into a helper"
+    ) in moves(source)
 
 
 def test_a_context_managers_yield_does_not_move_into_a_generator() -> None:
@@ -435,3 +444,26 @@ def test_an_if_that_reassigns_the_value_it_tests_threads_it_and_is_no_flag_test(
         self.handle(record, exc_info, extra)
     """
     assert examined(source, 4) == "threads"
+
+
+def test_only_a_block_a_reader_would_name_moves_out() -> None:
+    """A block moves out when a comment of its own names it (or when the file writes it
+    twice, see test_copies); a true extraction with no such name is not offered."""
+    assert move(EXTRACTABLE).kind == Kind.EXTRACT
+    unnamed = EXTRACTABLE.replace("    # add up the rows past the limit\n", "")
+    assert move(unnamed).kind == "census"
+    explained = EXTRACTABLE.replace("add up the rows", "the rows are")
+    assert move(explained).kind == "census"
+    # A comment names the block only at the block's own indentation, right above it.
+    deeper = EXTRACTABLE.replace("    # add up", "        # add up")
+    assert move(deeper).kind == "census"
+    apart = EXTRACTABLE.replace("limit\n    total = 0", "limit\n\n    total = 0")
+    assert move(apart).kind == "census"
+    # The lines of a comment run up from the block; the first of them names it.
+    two = EXTRACTABLE.replace(
+        "    # add up the rows past the limit\n",
+        "    # add up the rows past the limit,\n    # the negative ones count one less\n",
+    )
+    assert move(two).move.startswith(
+        "Lines 8-13 (the `for` loop with its set-up under the comment on line 6)"
+    )
