@@ -131,7 +131,7 @@ class Extraction:
 
     def _text(self, counted: bool, total: int, twin: str | None, named: int | None) -> str:
         """The move's sentence; ``counted``: it names the decision points that go."""
-        under = f" under the comment on line {named}" if named and twin is None else ""
+        under = self._under(named, twin)
         where = f"{lines(self.start_line, self.end_line).capitalize()} ({self.what}{under})"
         helper = self._helper(" named after it" if under else "")
         points = f"{self.points} of its {total - 1} decision points"
@@ -140,6 +140,11 @@ class Extraction:
             return f"{where} can move into {helper}{tail}"
         serves = f"can serve both, with {points}." if counted else "can serve both."
         return f"{where} repeat {twin}: one {helper[2:]} {serves}"
+
+    @staticmethod
+    def _under(named: int | None, twin: str | None) -> str:
+        """Where the comment that names the block is, when that is the evidence."""
+        return f" under the comment on line {named}" if named and twin is None else ""
 
     def _helper(self, named: str = "") -> str:
         """What the helper is: ``a helper that takes `x` and returns `y```."""
