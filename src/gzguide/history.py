@@ -95,6 +95,11 @@ class Revision:
         self.commit = commit
         self._blobs: dict[str, str] | None = None
 
+    @staticmethod
+    def head_commit(top_level: str) -> str:
+        """The commit HEAD names in the work tree at ``top_level``; HistoryError if none."""
+        return _commit(top_level, "HEAD")
+
     def relative(self, path: str) -> str:
         """``path`` relative to the top level, ``/``-joined; HistoryError when outside it."""
         absolute = os.path.abspath(path)
@@ -122,6 +127,18 @@ class Revision:
         return self.texts([path])[0]
 
 
+def top_level(directory: str) -> str:
+    """The top level of the git work tree holding ``directory``, symlinks resolved;
+    HistoryError when it is in none."""
+    if not os.path.isdir(directory):
+        raise HistoryError(f"{directory}: no such folder")
+    try:
+        top = _git(directory, "rev-parse", "--show-toplevel")
+    except HistoryError as exc:
+        raise HistoryError(f"{directory}: not in a git work tree ({exc})") from None
+    return os.path.realpath(os.fsdecode(top.rstrip(b"\n")))
+
+
 def resolve(directory: str, revision: str) -> Revision:
     """The commit ``revision`` names in the work tree holding ``directory``.
 
@@ -130,18 +147,17 @@ def resolve(directory: str, revision: str) -> Revision:
     """
     if not revision or revision.startswith("-"):
         raise HistoryError(f"{revision!r} is not a revision")
-    if not os.path.isdir(directory):
-        raise HistoryError(f"{directory}: no such folder")
-    try:
-        top = _git(directory, "rev-parse", "--show-toplevel")
-    except HistoryError as exc:
-        raise HistoryError(f"{directory}: not in a git work tree ({exc})") from None
-    top_level = os.path.realpath(os.fsdecode(top.rstrip(b"\n")))
+    top = top_level(directory)
+    return Revision(top, _commit(top, revision))
+
+
+def _commit(top_level: str, revision: str) -> str:
+    """The full name of the commit ``revision`` names in the work tree at ``top_level``."""
     try:
         commit = _git(top_level, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
     except HistoryError:
         raise HistoryError(f"{revision}: no such commit in {top_level}") from None
-    return Revision(top_level, commit.decode().strip())
+    return commit.decode().strip()
 
 
 def _own_text(lines: Sequence[str], scope: Scope) -> str:
@@ -149,6 +165,23 @@ def _own_text(lines: Sequence[str], scope: Scope) -> str:
     node = scope.node
     first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     return textwrap.dedent("\n".join(lines[first - 1 : scope.end_line]))
+
+
+def own_text(lines: Sequence[str]) -> str:
+    """The text a definition is compared by: its lines, dedented, ``\\n``-joined."""
+    return textwrap.dedent("\n".join(lines))
+
+
+def definition_texts(data: bytes) -> frozenset[str] | None:
+    """The text of every def and class of a file, from its header's first line to its
+    end (decorators left out); None when the bytes are not Python."""
+    parsed = parse_module(data)
+    if parsed is None:
+        return None
+    lines = text_lines(parsed.text)
+    return frozenset(
+        own_text(lines[s.start_line - 1 : s.end_line]) for s in collect_scopes(parsed.tree)
+    )
 
 
 def _definitions(text: str, scopes: Iterable[Scope]) -> list[tuple[Scope, str]]:

@@ -1,10 +1,12 @@
 """Neovim itself shows the hints of an unsaved buffer through the LSP mode.
 
-Headless ``nvim`` (0.7 or newer) loads ``editors/nvim`` and calls its ``setup``,
-opens ``examples/orders.py``, waits for the diagnostics, types an edit in normal
-mode (never saved), waits for the diagnostics of the edited buffer, and writes
-what Neovim holds to a JSON file; the test compares that with what ``analyze``
-returns for the same two texts. Without ``nvim`` the test skips, saying why;
+Headless ``nvim`` (0.7 or newer) loads ``editors/nvim`` and calls its ``setup`` with
+the plugin's defaults, opens a file committed in a git work tree the test makes,
+waits for the diagnostics, types an edit inside one function in normal mode (never
+saved), waits for the diagnostics of the edited buffer, and writes what Neovim holds
+to a JSON file. The test compares that with what ``analyze`` returns for the same two
+texts: each hint on its definition's name; every move shown, the census (a budget,
+no move) only on the edited function. Without ``nvim`` the test skips, saying why;
 under CI (``CI`` set, where ``.ci/run`` installs Neovim) a missing ``nvim`` fails.
 """
 
@@ -20,10 +22,10 @@ from typing import Any
 
 import pytest
 
+from support.budget import BUDGET, HEADERS, IN_RETRY_DELAY
+from support.lsp_pipes import is_census, name_range
 from support.lsp_session import lines_of, reference_hints, severity
-from support.paths import EXAMPLES, REPO
-
-EXAMPLE = EXAMPLES / "orders.py"
+from support.paths import REPO
 
 SCRIPT = r"""
 local out_path, example = OUT_PATH, EXAMPLE
@@ -50,9 +52,9 @@ end
 vim.cmd("edit " .. vim.fn.fnameescape(example))
 local opened = vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 20)
 local before = held()
-vim.fn.search("BO-")
-vim.cmd("normal! 2sZZ")  -- typed: "BO-" becomes "ZZ-" in the buffer, which is not saved
-local edited = vim.wait(30000, function() return has("ZZ-") end, 20)
+vim.fn.search(SEARCHED)
+vim.cmd("normal! $rTYPED")  -- typed over the line's last character; the buffer is not saved
+local edited = vim.wait(30000, function() return has("more decision point") end, 20)
 local result = {
   opened = opened, edited = edited, before = before, after = held(),
   modified = vim.bo.modified, clients = #vim.lsp.get_active_clients(),
@@ -71,26 +73,49 @@ def neovim() -> str:
     return found
 
 
-def expected(text: str) -> list[dict[str, Any]]:
-    """What Neovim must hold for ``text``: each hint on its lines, sorted as the script sorts."""
+def expected(path: Path, text: str, census_on: set[int]) -> list[dict[str, Any]]:
+    """What Neovim must hold for ``text``: each hint on its definition's name (columns
+    in bytes, as Neovim counts them), the census only on the definitions whose header
+    is on a line of ``census_on``; sorted as the script sorts."""
     lines = lines_of(text)
-    held = [
-        {
-            "lnum": h["start_line"] - 1,
-            "end_lnum": h["end_line"] - 1,
-            "col": 0,
-            "end_col": len(lines[h["end_line"] - 1].encode("utf-8")),
-            "severity": severity(h),
-            "message": f"{h['doctrinal_frame_headline']}. {h['recommended_move']}",
-            "source": "gzguide",
-        }
-        for h in reference_hints(EXAMPLE.parent, str(EXAMPLE), text)
-    ]
+    held = []
+    for h in reference_hints(path.parent, str(path), text):
+        if is_census(h) and h["start_line"] not in census_on:
+            continue
+        at = name_range(h, lines, "utf-8")
+        held.append(
+            {
+                "lnum": at["start"]["line"],
+                "end_lnum": at["end"]["line"],
+                "col": at["start"]["character"],
+                "end_col": at["end"]["character"],
+                "severity": severity(h),
+                "message": f"{h['doctrinal_frame_headline']}. {h['recommended_move']}",
+                "source": "gzguide",
+            }
+        )
     return sorted(held, key=lambda d: (d["lnum"], d["message"]))
 
 
-def test_neovim_shows_the_hints_of_an_unsaved_buffer(tmp_path: Path) -> None:
+def committed(top: Path) -> Path:
+    """``budget.py`` committed in a new work tree at ``top``."""
+    top.mkdir()
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    path = top / "budget.py"
+    path.write_text(BUDGET, "utf-8")
+    for args in (
+        ["init", "-q"],
+        ["add", "budget.py"],
+        ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "b"],
+    ):
+        subprocess.run(["git", *args], cwd=top, env=env, check=True, capture_output=True)
+    return path
+
+
+def test_neovim_shows_the_census_on_the_edited_function_only(tmp_path: Path) -> None:
     nvim = neovim()
+    example = committed(tmp_path / "repo")
+    old, new = IN_RETRY_DELAY
     out = tmp_path / "held.json"
     init = tmp_path / "init.lua"
     command = [sys.executable, "-m", "gzguide", "complexity", "guide", "--lsp"]
@@ -102,12 +127,13 @@ def test_neovim_shows_the_hints_of_an_unsaved_buffer(tmp_path: Path) -> None:
     )
     script = tmp_path / "run.lua"
     script.write_text(
-        SCRIPT.replace("OUT_PATH", json.dumps(str(out))).replace(
-            "EXAMPLE", json.dumps(str(EXAMPLE))
-        ),
+        SCRIPT.replace("OUT_PATH", json.dumps(str(out)))
+        .replace("EXAMPLE", json.dumps(str(example)))
+        .replace("SEARCHED", json.dumps(old))
+        .replace("TYPED", new[-1]),
         "utf-8",
     )
-    before_bytes = EXAMPLE.read_bytes()
+    before_bytes = example.read_bytes()
     options = ["--headless", "--noplugin", "-n", "-i", "NONE", "-u", str(init)]
     run = subprocess.run(
         [nvim, *options, "-c", f"luafile {script}"],
@@ -121,7 +147,9 @@ def test_neovim_shows_the_hints_of_an_unsaved_buffer(tmp_path: Path) -> None:
     held = json.loads(out.read_text("utf-8"))
     assert held["opened"] and held["edited"], held
     assert held["modified"] is True and held["clients"] == 1
-    assert EXAMPLE.read_bytes() == before_bytes  # the edit stayed in the buffer
+    assert example.read_bytes() == before_bytes  # the edit stayed in the buffer
     text = before_bytes.decode("utf-8")
-    assert held["before"] == expected(text)
-    assert held["after"] == expected(text.replace('"BO-"', '"ZZ-"', 1))
+    assert held["before"] == expected(example, text, set())
+    after = expected(example, text.replace(old, new, 1), {HEADERS["retry_delay"]})
+    assert held["after"] == after
+    assert [d["lnum"] + 1 for d in after] == [HEADERS["retry_delay"], HEADERS["has_negative"]]

@@ -146,9 +146,16 @@ def _hover_caps(value: Any) -> bool:
     return _object(value, ("contentFormat", _strings, False))
 
 
+def _publish_caps(value: Any) -> bool:
+    return _object(value, ("relatedInformation", lambda v: type(v) is bool, False))
+
+
 def _text_document_caps(value: Any) -> bool:
     return _object(
-        value, ("hover", _hover_caps, False), ("diagnostic", lambda v: type(v) is dict, False)
+        value,
+        ("hover", _hover_caps, False),
+        ("publishDiagnostics", _publish_caps, False),
+        ("diagnostic", lambda v: type(v) is dict, False),
     )
 
 
@@ -164,7 +171,12 @@ def _capabilities(value: Any) -> bool:
 
 
 def _options(value: Any) -> bool:
-    return _object(value, ("debounceMs", lambda v: _int(v, 0, 60_000), False))
+    return _object(
+        value,
+        ("debounceMs", lambda v: _int(v, 0, 60_000), False),
+        ("census", lambda v: v in ("new", "all", "off"), False),
+        ("hintsUrl", lambda v: type(v) is str, False),
+    )
 
 
 def initialize_ok(params: Any) -> bool:
@@ -334,7 +346,16 @@ def initialize_objects(draw: st.DrawFn) -> Any:
     if kind >= 3:
         debounce = draw(st.sampled_from([0, 150, 60_000, 60_001, *BAD_NUMBERS]))
         params["initializationOptions"] = draw(
-            st.sampled_from([{"debounceMs": debounce}, {"debounceMs": 0, "x": 1}, None, 7])
+            st.sampled_from(
+                [
+                    {"debounceMs": debounce},
+                    {"debounceMs": 0, "x": 1},
+                    {"census": "off"},
+                    {"census": "some"},
+                    None,
+                    7,
+                ]
+            )
         )
     if draw(st.integers(0, 4)) == 0:
         params["clientInfo"] = {"name": draw(short_text)}

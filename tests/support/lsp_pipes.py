@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gzguide.client import SERVER_COMMAND
+from support.paths import DOCS
 from support.protocol_client import (
     DEFAULT_TIMEOUT,
     Response,
@@ -82,21 +83,58 @@ def position_of(text: str, index: int, encoding: str) -> tuple[int, int]:
     return len(breaks), units(text[line_start:index], encoding)
 
 
+#: The metrics whose values are the module's (their hints sit on line 1).
+MODULE_METRICS = frozenset(
+    {
+        "radon_raw_nloc",
+        "radon_raw_lloc",
+        "radon_hal_volume",
+        "radon_hal_difficulty",
+        "radon_hal_effort",
+        "radon_mi",
+    }
+)
+_HEADER = re.compile(r"[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
+
+
+def name_range(hint: dict[str, Any], lines: list[str], encoding: str) -> dict[str, Any]:
+    """Where a hint's diagnostic sits: the name in its definition's header, or line 1's
+    text for a module's value."""
+    if hint["metric"] in MODULE_METRICS:
+        line = 0
+        start = len(lines[0]) - len(lines[0].lstrip())
+        end = len(lines[0])
+    else:
+        line = hint["start_line"] - 1
+        header = _HEADER.match(lines[line])
+        assert header is not None, f"no def or class header on line {line + 1}: {lines[line]!r}"
+        start, end = header.span(1)
+    text = lines[line]
+    return {
+        "start": {"line": line, "character": units(text[:start], encoding)},
+        "end": {"line": line, "character": units(text[:end], encoding)},
+    }
+
+
+def is_census(hint: dict[str, Any]) -> bool:
+    """Whether the hint's move is the census (a budget and where the points are)."""
+    return _NO_CHANGE.match(hint["recommended_move"]) is not None
+
+
 def expected_diagnostics(
-    hints: list[dict[str, Any]], text: str, encoding: str
+    hints: list[dict[str, Any]], text: str, encoding: str, census: bool = True
 ) -> list[dict[str, Any]]:
     """What each hint must become (plain JSON values), derived from the contract alone:
-    the hint on its lines, the end measured in ``encoding``."""
+    on its definition's name, positions in ``encoding``; without ``census``, the hints
+    whose move is the census are not shown."""
     lines = lines_of(text)
     out = []
     for hint in hints:
-        last = hint["end_line"] - 1
+        if not census and is_census(hint):
+            continue
         out.append(
             {
-                "range": {
-                    "start": {"line": hint["start_line"] - 1, "character": 0},
-                    "end": {"line": last, "character": units(lines[last], encoding)},
-                },
+                "range": name_range(hint, lines, encoding),
                 "severity": severity(hint),
                 "code": hint["metric"],
                 "source": "gzguide",
@@ -105,6 +143,27 @@ def expected_diagnostics(
             }
         )
     return out
+
+
+#: The anchors of the hints page's headings, where a diagnostic's link may point.
+_ANCHORS = frozenset(
+    re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+    for h in re.findall(r"^#{2,6} (.+?)\s*$", (DOCS / "hints.md").read_text("utf-8"), re.M)
+)
+
+
+def without_links(diagnostics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The diagnostics with their ``codeDescription`` taken out, once it is checked: a
+    ``file:`` URL of the hints page (or a configured one) and a section the page has."""
+    plain = []
+    for diagnostic in diagnostics:
+        shown = dict(diagnostic)
+        href = shown.pop("codeDescription")["href"]
+        page, _, section = href.partition("#")
+        assert page.endswith("hints.md") or not page.startswith("file:"), href
+        assert section in _ANCHORS, f"{href}: no such section of docs/hints.md"
+        plain.append(shown)
+    return plain
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -157,16 +216,26 @@ def lsp_message(
 
 
 def initialize_params(
-    debounce_ms: int | None = 0, encodings: list[str] | None = None, pull: bool = False
+    debounce_ms: int | None = 0,
+    encodings: list[str] | None = None,
+    pull: bool = False,
+    census: str | None = "all",
 ) -> dict[str, Any]:
+    """``initialize``'s parameters; the census is shown everywhere unless ``census``
+    says otherwise (None: the server's default)."""
     capabilities: dict[str, Any] = {"textDocument": {"hover": {"contentFormat": ["markdown"]}}}
     if encodings is not None:
         capabilities["general"] = {"positionEncodings": encodings}
     if pull:
         capabilities["textDocument"]["diagnostic"] = {}
     params: dict[str, Any] = {"processId": None, "rootUri": None, "capabilities": capabilities}
+    options: dict[str, Any] = {}
     if debounce_ms is not None:
-        params["initializationOptions"] = {"debounceMs": debounce_ms}
+        options["debounceMs"] = debounce_ms
+    if census is not None:
+        options["census"] = census
+    if options:
+        params["initializationOptions"] = options
     return params
 
 
@@ -240,7 +309,7 @@ class LspProcess:
             for note in self.notifications[after:]:
                 params = note["params"]
                 if params["uri"] == uri and params.get("version") == version:
-                    return params["diagnostics"]
+                    return without_links(params["diagnostics"])
             message = self.read(timeout)
             assert "method" in message.message, f"a response nobody asked for: {message}"
             self.notifications.append(message.message)

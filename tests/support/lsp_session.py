@@ -25,7 +25,15 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from gzguide.client import GuideClient
-from support.lsp_pipes import SEVERITY, expected_diagnostics, lines_of, position_of, severity, units
+from support.lsp_pipes import (
+    SEVERITY,
+    expected_diagnostics,
+    lines_of,
+    position_of,
+    severity,
+    units,
+    without_links,
+)
 
 SERVER = [sys.executable, "-m", "gzguide", "complexity", "guide", "--lsp"]
 PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
@@ -64,15 +72,22 @@ async def stop_client(client: LanguageClient) -> None:
 
 
 def capabilities(
-    encodings: list[str] | None = None, pull: bool = False, markdown: bool = True
+    encodings: list[str] | None = None,
+    pull: bool = False,
+    markdown: bool = True,
+    related: bool = False,
 ) -> types.ClientCapabilities:
     general = types.GeneralClientCapabilities(position_encodings=encodings)
     text = types.TextDocumentClientCapabilities(
         hover=types.HoverClientCapabilities(
             content_format=[types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText]
         ),
-        diagnostic=types.DiagnosticClientCapabilities() if pull else None,
-        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+        diagnostic=types.DiagnosticClientCapabilities(related_information=related)
+        if pull
+        else None,
+        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
+            version_support=True, related_information=related
+        ),
     )
     return types.ClientCapabilities(general=general, text_document=text)
 
@@ -83,10 +98,22 @@ async def initialize(
     pull: bool = False,
     debounce_ms: int | None = 0,
     markdown: bool = True,
+    census: str | None = "all",
+    related: bool = False,
+    hints_url: str | None = None,
 ) -> types.InitializeResult:
-    options = None if debounce_ms is None else {"debounceMs": debounce_ms}
+    """Initialize with the client's capabilities; the census shown everywhere unless
+    ``census`` says otherwise (None: the server's default, new code only)."""
+    options: dict[str, Any] = {}
+    if debounce_ms is not None:
+        options["debounceMs"] = debounce_ms
+    if census is not None:
+        options["census"] = census
+    if hints_url is not None:
+        options["hintsUrl"] = hints_url
     params = types.InitializeParams(
-        capabilities=capabilities(encodings, pull, markdown), initialization_options=options
+        capabilities=capabilities(encodings, pull, markdown, related),
+        initialization_options=options or None,
     )
     return await client.initialize_session(params)
 
@@ -151,7 +178,7 @@ def as_json(diagnostics: Any) -> list[dict[str, Any]]:
     from lsprotocol.converters import get_converter
 
     plain: list[dict[str, Any]] = get_converter().unstructure(list(diagnostics))
-    return plain
+    return without_links(plain)
 
 
 def position(text: str, index: int, encoding: str) -> types.Position:

@@ -2,7 +2,7 @@
 -- `gz complexity guide --lsp`, for every Python buffer.
 --
 --   vim.opt.runtimepath:append("/path/to/gzguide/editors/nvim")
---   require("gzguide").setup()            -- or setup({ cmd = {...}, debounce_ms = 150 })
+--   require("gzguide").setup()            -- or setup({ cmd = {...}, debounce_ms = 150, census = "all" })
 --
 -- One server per workspace root (the nearest folder holding .git, pyproject.toml,
 -- setup.py or setup.cfg, else the file's own folder), started on the first Python
@@ -13,6 +13,10 @@ local defaults = {
   cmd = { "gz", "complexity", "guide", "--lsp" },
   -- How long the server waits after the last change before analyzing (ms).
   debounce_ms = 150,
+  -- Where the census (a function's budget of decision points, no move) shows:
+  -- "new" (definitions changed since git HEAD, or since the buffer was opened
+  -- outside git), "all" or "off". Moves show everywhere.
+  census = "new",
   root_markers = { ".git", "pyproject.toml", "setup.py", "setup.cfg" },
 }
 
@@ -46,7 +50,7 @@ local function client_for(root)
     cmd = vim.list_extend(vim.deepcopy(config.cmd), { "--root", root }),
     cmd_cwd = root,
     root_dir = root,
-    init_options = { debounceMs = config.debounce_ms },
+    init_options = { debounceMs = config.debounce_ms, census = config.census },
     flags = { debounce_text_changes = 0 },
   })
   clients[root] = id

@@ -280,6 +280,8 @@ def _finding(c: Candidate, a: Advice, lines: LineIndex) -> Finding:
         end_byte=lines.end_of(c.m.end_line),
         proposes=a.proposes,
         kind=a.kind,
+        definition=c.m.scope is not None,
+        related=a.related,
     )
 
 

@@ -11,7 +11,13 @@ which lets a caller scope findings to a cursor offset without the source at hand
 
 from __future__ import annotations
 
+from typing import Final
+
 import msgspec
+
+#: The kind of a finding whose move proposes no change but says where the decision
+#: points are, and how many more the function can take (the census).
+CENSUS_KIND: Final = "census"
 
 
 class Finding(msgspec.Struct, array_like=True, frozen=True, gc=False):
@@ -36,6 +42,12 @@ class Finding(msgspec.Struct, array_like=True, frozen=True, gc=False):
     #: The kind of move the hint carries (``any``, ``extract``, ... as
     #: ``docs/hints.md`` lists them), or ``census``.
     kind: str = "census"
+    #: Whether the finding is about a def or class (whose header starts on
+    #: ``start_line``), not the module.
+    definition: bool = False
+    #: The places the hint points at besides its own lines: first line, last line, and
+    #: what is there (the lines a move changes, the copy it names, each decision point).
+    related: tuple[tuple[int, int, str], ...] = ()
 
     def covers(self, offset: int) -> bool:
         """Whether byte ``offset`` of the file lies on one of this finding's lines."""

@@ -1,30 +1,49 @@
 """Hints as LSP diagnostics.
 
-Each hint becomes one diagnostic:
+Each shown hint becomes one diagnostic:
 
-* ``range``: the hint's lines, from the start of ``start_line`` to the end of
-  ``end_line``'s content (its terminator excluded), in the session's encoding;
+* ``range``: the name in the definition's header (``def name``, ``class name``), as
+  linters mark a function, so that a long function is not a wall of underlines; a
+  module's hint sits on line 1;
 * ``severity``: **Information** for ``approaching``, **Warning** for
   ``approaching_warn`` (the value is past the midpoint of the advise band, closer
   to the warn threshold that gatekeeping tools enforce); **Hint** for a hint whose
-  move proposes no change (the census a ``radon_cc`` hint gives where no move is
-  true of the code), which editors show quietly. Never Error: a hint is advice, and
-  a value at or past warn gets no hint at all;
-* ``code``: the metric; ``source``: ``gzguide``;
+  move proposes no change (the census), which editors show quietly. Never Error: a
+  hint is advice, and a value at or past warn gets no hint at all;
+* ``code``: the metric, with ``codeDescription.href`` the section of the hints page
+  that explains the move (:mod:`gzguide.lsp.pages`); ``source``: ``gzguide``;
 * ``message``: the headline and the recommended move, one line;
+* ``relatedInformation`` (for a client that takes it): the places the move names,
+  each with a few words: the lines it changes, a copy, the comment naming a block,
+  the census's decision points;
 * ``data``: the hint object exactly as the authoring-guide protocol sends it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
-from gzguide.lsp.positions import LineIndex
-from gzguide.lsp.types import HINT, INFORMATION, WARNING, Diagnostic, Position, Range
+from gzguide.analysis.model import Finding
+from gzguide.lsp.pages import section_of
+from gzguide.lsp.positions import LineIndex, units_of
+from gzguide.lsp.types import (
+    HINT,
+    INFORMATION,
+    WARNING,
+    CodeDescription,
+    Diagnostic,
+    DiagnosticRelatedInformation,
+    Location,
+    Position,
+    Range,
+)
 from gzguide.messages import Hint
 
 SOURCE: Final = "gzguide"
 SEVERITIES: Final = {"approaching": INFORMATION, "approaching_warn": WARNING}
+#: A definition's header up to its name (the name is group 1).
+_HEADER: Final = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)")
 
 
 def lines_range(start_line: int, end_line: int, index: LineIndex, encoding: str) -> Range:
@@ -35,25 +54,55 @@ def lines_range(start_line: int, end_line: int, index: LineIndex, encoding: str)
     return Range(Position(first, 0), Position(final, index.line_units(final, encoding)))
 
 
+def name_range(finding: Finding, index: LineIndex, encoding: str) -> Range:
+    """The definition's name in its header; for the module, line 1's text."""
+    line = min(max(finding.start_line - 1, 0), index.line_count - 1) if finding.definition else 0
+    text = index.line(line)
+    header = _HEADER.match(text) if finding.definition else None
+    start, end = header.span(1) if header else (len(text) - len(text.lstrip()), len(text))
+    return Range(
+        Position(line, units_of(text[:start], encoding)),
+        Position(line, units_of(text[:end], encoding)),
+    )
+
+
 def message_of(hint: Hint) -> str:
     return f"{hint.doctrinal_frame_headline}. {hint.recommended_move}"
 
 
-def diagnostic(hint: Hint, index: LineIndex, encoding: str, proposes: bool = True) -> Diagnostic:
-    return Diagnostic(
-        range=lines_range(hint.start_line, hint.end_line, index, encoding),
-        severity=SEVERITIES.get(hint.precedence_band, INFORMATION) if proposes else HINT,
-        code=hint.metric,
-        source=SOURCE,
-        message=message_of(hint),
-        data=hint,
-    )
+class Presenter:
+    """How one session's diagnostics are drawn: its position encoding, where the hints
+    page is, and whether the client takes related places."""
 
+    def __init__(self, encoding: str, hints_url: str, related: bool) -> None:
+        self.encoding = encoding
+        self.hints_url = hints_url
+        self.related = related
 
-def diagnostics(
-    hints: list[Hint], index: LineIndex, encoding: str, proposes: list[bool] | None = None
-) -> list[Diagnostic]:
-    """One diagnostic per hint; ``proposes`` says, hint by hint, whether its move
-    proposes a change (all do when it is absent)."""
-    flags = proposes if proposes is not None else [True] * len(hints)
-    return [diagnostic(h, index, encoding, p) for h, p in zip(hints, flags, strict=True)]
+    def diagnostic(self, finding: Finding, hint: Hint, uri: str, index: LineIndex) -> Diagnostic:
+        proposes = finding.proposes
+        shown = Diagnostic(
+            range=name_range(finding, index, self.encoding),
+            severity=SEVERITIES.get(hint.precedence_band, INFORMATION) if proposes else HINT,
+            code=hint.metric,
+            source=SOURCE,
+            message=message_of(hint),
+            data=hint,
+            codeDescription=CodeDescription(self._href(finding)),
+        )
+        if self.related and finding.related:
+            shown.relatedInformation = self._places(finding, uri, index)
+        return shown
+
+    def _href(self, finding: Finding) -> str:
+        return f"{self.hints_url}#{section_of(finding.kind, finding.metric, finding.definition)}"
+
+    def _places(
+        self, finding: Finding, uri: str, index: LineIndex
+    ) -> list[DiagnosticRelatedInformation]:
+        return [
+            DiagnosticRelatedInformation(
+                Location(uri, lines_range(first, last, index, self.encoding)), note
+            )
+            for first, last, note in finding.related
+        ]

@@ -30,14 +30,17 @@ from typing import Any, Final, Protocol
 import msgspec
 
 from gzguide import __version__
+from gzguide.analysis.model import CENSUS_KIND, Finding
 from gzguide.answer import Answer
 from gzguide.daemon import Companion, Loop, OutputClosed, _raise_exit, run_front_end, write_all
 from gzguide.framing import NEED_DATA, EndOfStream, Frame, FrameDecoder, FramingError, Realigned
 from gzguide.lsp import jsonrpc
-from gzguide.lsp.diagnostics import diagnostics, lines_range
+from gzguide.lsp.diagnostics import Presenter, lines_range
 from gzguide.lsp.documents import Document
 from gzguide.lsp.hover import covering, hover_text
 from gzguide.lsp.lifecycle import Exit, Handle, Lifecycle, Phase
+from gzguide.lsp.newcode import Baseline, Baselines
+from gzguide.lsp.pages import installed_url
 from gzguide.lsp.timers import Timers
 from gzguide.lsp.types import (
     CONTENT_MODIFIED,
@@ -61,6 +64,7 @@ from gzguide.lsp.types import (
     FullDocumentDiagnosticReport,
     Hover,
     HoverParams,
+    InitializationOptions,
     InitializeParams,
     InitializeResult,
     MarkupContent,
@@ -73,6 +77,7 @@ from gzguide.lsp.types import (
     ServerCapabilities,
     ServerInfo,
     SetTraceParams,
+    TextDocumentClientCapabilities,
     TextDocumentSyncOptions,
     UnchangedDocumentDiagnosticReport,
     decode_params,
@@ -134,7 +139,15 @@ class Waiter(msgspec.Struct):
 class DocState:
     """An open document and its analysis."""
 
-    __slots__ = ("changed_at", "document", "generation", "in_flight", "result", "waiters")
+    __slots__ = (
+        "baseline",
+        "changed_at",
+        "document",
+        "generation",
+        "in_flight",
+        "result",
+        "waiters",
+    )
 
     def __init__(self, document: Document) -> None:
         self.document = document
@@ -147,6 +160,8 @@ class DocState:
         self.waiters: list[Waiter] = []
         #: ``time.perf_counter()`` at the last change (for the log's latency).
         self.changed_at = time.perf_counter()
+        #: What is old code in it (the census is shown on the rest); None until read.
+        self.baseline: Baseline | None = None
 
 
 class LspServer:
@@ -174,6 +189,10 @@ class LspServer:
         #: Whether the client pulls diagnostics (then none are pushed).
         self.pull = False
         self.debounce_s = DEFAULT_DEBOUNCE_S
+        #: Where the census is shown: on new code, everywhere, nowhere.
+        self.census = "new"
+        self.presenter = Presenter(UTF16, installed_url(), related=False)
+        self.baselines = Baselines()
         self.trace = "off"
         self.requests = 0
         self.started = time.monotonic()
@@ -315,16 +334,8 @@ class LspServer:
 
     def _initialize(self, request: jsonrpc.Request) -> ResultMessage:
         params = decode_params(request.params, InitializeParams)
-        caps = params.capabilities
-        offered = (caps.general.positionEncodings if caps.general else None) or []
-        self.encoding = UTF8 if UTF8 in offered else UTF32 if UTF32 in offered else UTF16
-        text_caps = caps.textDocument
-        hover = text_caps.hover if text_caps else None
-        self.markdown = bool(hover and hover.contentFormat and "markdown" in hover.contentFormat)
-        self.pull = bool(text_caps and text_caps.diagnostic is not None)
-        options = params.initializationOptions
-        if options is not None and options.debounceMs is not None:
-            self.debounce_s = options.debounceMs / 1000
+        self._take_capabilities(params)
+        self._take_options(params.initializationOptions or InitializationOptions())
         capabilities = ServerCapabilities(
             positionEncoding=self.encoding,
             textDocumentSync=TextDocumentSyncOptions(
@@ -342,9 +353,30 @@ class LspServer:
             position_encoding=self.encoding,
             diagnostics="pull" if self.pull else "push",
             debounce_ms=round(self.debounce_s * 1000, 3),
+            census=self.census,
         )
         result = InitializeResult(capabilities, ServerInfo("gzguide", __version__))
         return result_message(request.id, result)
+
+    def _take_capabilities(self, params: InitializeParams) -> None:
+        """What the client can do: positions, hover markup, pulled diagnostics."""
+        caps = params.capabilities
+        offered = (caps.general.positionEncodings if caps.general else None) or []
+        self.encoding = UTF8 if UTF8 in offered else UTF32 if UTF32 in offered else UTF16
+        text_caps = caps.textDocument or TextDocumentClientCapabilities()
+        formats = text_caps.hover.contentFormat if text_caps.hover else None
+        self.markdown = "markdown" in (formats or ())
+        self.pull = text_caps.diagnostic is not None
+        related = _takes_related(text_caps, self.pull)
+        self.presenter = Presenter(self.encoding, self.presenter.hints_url, related)
+
+    def _take_options(self, options: InitializationOptions) -> None:
+        """What the user configured: the debounce, where the census shows, the page's URL."""
+        self.census = options.census or "new"
+        if options.debounceMs is not None:
+            self.debounce_s = options.debounceMs / 1000
+        if options.hintsUrl:
+            self.presenter.hints_url = options.hintsUrl
 
     def _shutdown(self, request: jsonrpc.Request) -> ResultMessage:
         """``null``; requests still waiting for an analysis are cancelled first."""
@@ -380,6 +412,7 @@ class LspServer:
             self._closed(old)
         state = DocState(Document(item.uri, item.languageId, item.version, item.text))
         self.docs[item.uri] = state
+        self._read_baseline(state)
         self._changed(state)
 
     def _did_change(self, params: DidChangeParams) -> None:
@@ -396,6 +429,8 @@ class LspServer:
         modified = params.text is not None and params.text != state.document.text
         if params.text is not None:
             state.document.replace(state.document.version, params.text)
+        if state.baseline is not None and state.baseline.source == "HEAD":
+            self._read_baseline(state)  # a commit may have been made since
         # Analyzed again (from the memo when the text is unchanged): a save is when a
         # changed workspace threshold table is picked up.
         self._changed(state, modified)
@@ -407,6 +442,12 @@ class LspServer:
         self._closed(state)
         if not self.pull:
             self._publish(PublishDiagnosticsParams(state.document.uri, []))
+
+    def _read_baseline(self, state: DocState) -> None:
+        """What of the document is old code, when the census is shown on new code only."""
+        document = state.document
+        if self.census == "new" and document.analyzed:
+            state.baseline = self.baselines.of(document.path, document.text)
 
     def _closed(self, state: DocState) -> None:
         """A document leaves: its debounce is dropped and its waiting requests answered."""
@@ -462,26 +503,15 @@ class LspServer:
             if not self.timers.pending(uri):
                 self._start(state)
             return
-        document = state.document
-        found = answer_findings(answer)
-        hints = [to_hint(f, path) for f, path in found]
-        proposes = [f.proposes for f, _ in found]
-        self._results += 1
-        result = Result(
-            generation,
-            document.version,
-            hints,
-            diagnostics(hints, document.index, self.encoding, proposes),
-            str(self._results),
-        )
-        state.result = result
+        result = state.result = self._result(state, generation, answer_findings(answer))
         if not self.pull:
-            self._publish(PublishDiagnosticsParams(uri, result.diagnostics, document.version))
+            self._publish(PublishDiagnosticsParams(uri, result.diagnostics, result.version))
         self.log.info(
             "diagnostics",
             uri=uri,
-            version=document.version,
-            hints=len(hints),
+            version=result.version,
+            hints=len(result.hints),
+            shown=len(result.diagnostics),
             cache=answer.files[0].cache.value if answer.files else None,
             pushed=not self.pull,
             since_change_ms=round((time.perf_counter() - state.changed_at) * 1000, 3),
@@ -490,6 +520,28 @@ class LspServer:
         for waiter in waiters:
             self._waiting.pop(waiter.request_id, None)
             self._reply_to(waiter, result)
+
+    def _result(self, state: DocState, generation: int, found: list[tuple[Finding, str]]) -> Result:
+        """The analyzed version: every hint (hover shows them all), and the diagnostics
+        of those shown."""
+        document = state.document
+        hints = [to_hint(f, path) for f, path in found]
+        shown = [
+            self.presenter.diagnostic(f, hint, document.uri, document.index)
+            for (f, _), hint in zip(found, hints, strict=True)
+            if self._shows(state, f)
+        ]
+        self._results += 1
+        return Result(generation, document.version, hints, shown, str(self._results))
+
+    def _shows(self, state: DocState, finding: Finding) -> bool:
+        """Whether ``finding`` is a diagnostic: a move always; the census as configured."""
+        if finding.kind != CENSUS_KIND or self.census == "all":
+            return True
+        baseline = state.baseline
+        if self.census == "off" or baseline is None:
+            return False
+        return baseline.is_new(finding, state.document.index)
 
     def _publish(self, params: PublishDiagnosticsParams) -> None:
         self.send(notification("textDocument/publishDiagnostics", params))
@@ -551,6 +603,13 @@ class LspServer:
             MarkupContent("markdown", text) if self.markdown else MarkupContent("plaintext", text)
         )
         return Hover(contents, span)
+
+
+def _takes_related(caps: TextDocumentClientCapabilities, pull: bool) -> bool:
+    """Whether the client takes a diagnostic's related places (pushed or pulled)."""
+    if pull:
+        return bool((caps.diagnostic or {}).get("relatedInformation"))
+    return bool(caps.publishDiagnostics and caps.publishDiagnostics.relatedInformation)
 
 
 def serve_lsp(

@@ -92,8 +92,13 @@ class HoverClientCapabilities(msgspec.Struct):
     contentFormat: list[str] | None = None
 
 
+class PublishDiagnosticsClientCapabilities(msgspec.Struct):
+    relatedInformation: bool | None = None
+
+
 class TextDocumentClientCapabilities(msgspec.Struct):
     hover: HoverClientCapabilities | None = None
+    publishDiagnostics: PublishDiagnosticsClientCapabilities | None = None
     #: Present (an object) when the client can pull diagnostics.
     diagnostic: dict[str, Any] | None = None
 
@@ -108,6 +113,13 @@ class InitializationOptions(msgspec.Struct, forbid_unknown_fields=False):
 
     #: How long after the last change a document is analyzed, in milliseconds.
     debounceMs: Annotated[int, msgspec.Meta(ge=0, le=60_000)] | None = None
+    #: Where the census (a hint that proposes no change) is shown: on new code only
+    #: (definitions that differ from git ``HEAD``, or from the text at ``didOpen``
+    #: outside a work tree; the default), everywhere, or nowhere.
+    census: Literal["new", "all", "off"] | None = None
+    #: Where the hints page is published (a URL without the ``#section``), for the
+    #: diagnostics' links; by default the copy installed with the package.
+    hintsUrl: str | None = None
 
 
 class InitializeParams(msgspec.Struct):
@@ -182,6 +194,20 @@ class SetTraceParams(msgspec.Struct):
 # -- diagnostics and hover -------------------------------------------------------------
 
 
+class Location(msgspec.Struct):
+    uri: str
+    range: Range
+
+
+class DiagnosticRelatedInformation(msgspec.Struct):
+    location: Location
+    message: str
+
+
+class CodeDescription(msgspec.Struct):
+    href: str
+
+
 class Diagnostic(msgspec.Struct):
     range: Range
     severity: int
@@ -190,6 +216,8 @@ class Diagnostic(msgspec.Struct):
     message: str
     #: The hint, as the authoring-guide protocol sends it.
     data: Hint
+    codeDescription: CodeDescription | msgspec.UnsetType = msgspec.UNSET
+    relatedInformation: list[DiagnosticRelatedInformation] | msgspec.UnsetType = msgspec.UNSET
 
 
 class PublishDiagnosticsParams(msgspec.Struct, omit_defaults=True):

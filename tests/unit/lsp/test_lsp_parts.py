@@ -17,7 +17,7 @@ from gzguide.analysis.model import FileReport, Finding
 from gzguide.answer import Answer, FileAnswer
 from gzguide.freshness import CacheState
 from gzguide.lsp import jsonrpc
-from gzguide.lsp.diagnostics import diagnostics
+from gzguide.lsp.diagnostics import Presenter
 from gzguide.lsp.documents import Document, path_of
 from gzguide.lsp.hover import archetype_pages, covering, parse_archetype_pages
 from gzguide.lsp.lifecycle import HANDLE, IGNORE, Exit, Lifecycle
@@ -25,7 +25,7 @@ from gzguide.lsp.positions import LineIndex, index_in_line, units_of
 from gzguide.lsp.server import LspServer
 from gzguide.lsp.timers import Timers
 from gzguide.lsp.types import ContentChange, ErrorMessage, Position, Range
-from gzguide.messages import Hint
+from gzguide.messages import Hint, to_hint
 from support.paths import DOCS, REPO
 from support.protocol_client import load_schema
 
@@ -241,14 +241,15 @@ def test_covering_is_narrowest_first() -> None:
 
 
 def test_a_hint_that_proposes_no_change_is_a_quiet_diagnostic() -> None:
-    def hint(band: str) -> Hint:
-        return Hint("radon_cc", band, 5.0, "unclassified", "H", "M", "/w/a.py", 1, 1)
+    def found(band: str, proposes: bool = True) -> tuple[Finding, Hint]:
+        f = Finding("radon_cc", band, 5.0, "unclassified", "H", "M", 1, 2, 0, 18, proposes)
+        return f, to_hint(f, "/w/a.py")
 
     index = LineIndex("def f():\n    pass\n")
-    hints = [hint("approaching"), hint("approaching_warn"), hint("approaching_warn")]
-    found = diagnostics(hints, index, "utf-16", [True, True, False])
-    assert [d.severity for d in found] == [3, 2, 4]
-    assert [d.severity for d in diagnostics(hints[:1], index, "utf-16")] == [3]
+    presenter = Presenter("utf-16", "file:///hints.md", related=False)
+    shown = [found("approaching"), found("approaching_warn"), found("approaching_warn", False)]
+    severities = [presenter.diagnostic(f, h, "file:///w/a.py", index).severity for f, h in shown]
+    assert severities == [3, 2, 4]
 
 
 # == the front end, with a service the test answers ============================================

@@ -18,6 +18,10 @@ from gzguide.analysis.moves.rendering import render
 
 UNCLASSIFIED: Final = "unclassified"
 
+#: A place a hint points at besides its own lines: first line, last line, and what is
+#: there in a few words (``(9, 14, "the copy of this block")``).
+Related = tuple[int, int, str]
+
 #: An inline move is at most this long (an editor shows it beside the code).
 MAX_MOVE_CHARS: Final = 240
 
@@ -69,6 +73,8 @@ class Move:
     #: The lines whose nesting the move lowers, where that is not all of ``span``'s
     #: statement (an ``elif`` flattens its own branch only); None: the whole statement.
     region: tuple[int, int] | None = None
+    #: Other places the move names (the copy it would share code with, ...).
+    related: tuple[Related, ...] = ()
 
     def gain(self, concern: Concern) -> int:
         return self.gains.get(concern, 0)

@@ -12,6 +12,7 @@ The copies themselves are found by :class:`~gzguide.analysis.facts.twins.Twins`.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from gzguide.analysis.facts.astshape import code_lines
 from gzguide.analysis.facts.file import FileFacts
@@ -64,7 +65,10 @@ def copied_function(scope: Scope, facts: FileFacts) -> Move | None:
     text = _copy_text(scope, found)
     size = code_lines(own_body(node))
     span = (scope.start_line, scope.end_line)
-    return Move(Kind.COPIED_FUNCTION, UNCLASSIFIED, text, span, {Concern.SIZE: size}, 3)
+    other = found.other
+    copy = (other.start_line, other.end_line, f"the copy: `{other.qualname}`")
+    move = Move(Kind.COPIED_FUNCTION, UNCLASSIFIED, text, span, {Concern.SIZE: size}, 3)
+    return replace(move, related=(copy,))
 
 
 def _copy_text(scope: Scope, found: FunctionCopy) -> str:

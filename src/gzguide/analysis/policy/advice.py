@@ -36,7 +36,7 @@ from typing import Final
 from gzguide.analysis.facts.file import FileFacts, caller_parameters, receiver_of
 from gzguide.analysis.facts.scopes import Scope
 from gzguide.analysis.facts.walk import FunctionView, real_depth
-from gzguide.analysis.moves.base import CONCERNS, UNCLASSIFIED, Concern, Move, fit
+from gzguide.analysis.moves.base import CONCERNS, UNCLASSIFIED, Concern, Move, Related, fit
 from gzguide.analysis.moves.catalog import function_moves
 from gzguide.analysis.moves.classes import cohesion_move
 from gzguide.analysis.moves.copies import copied_function, where_copied
@@ -45,7 +45,7 @@ from gzguide.analysis.moves.kinds import Kind, Trait
 from gzguide.analysis.moves.modules import split_move
 from gzguide.analysis.moves.objects import chain_move
 from gzguide.analysis.moves.signature import MIN_PARAMETERS, parameter_moves
-from gzguide.analysis.policy.census import census
+from gzguide.analysis.policy.census import census, decision_points
 from gzguide.analysis.policy.headlines import Advice, Candidate, advice_of, headline
 from gzguide.analysis.policy.thresholds import Position
 
@@ -101,6 +101,15 @@ class _FunctionMoves:
         """The line of the comment right above ``block`` that names it."""
         first = block.statements[0].node
         return self.facts.heading(first.lineno, first.col_offset)
+
+    def evidence(self, block: Extraction) -> tuple[Related, ...]:
+        """Where what makes ``block`` a unit is: its copy, or the comment naming it."""
+        twin = self.facts.twins.twin_of(block.statements[0].node) if self.twin_of(block) else None
+        if twin is not None:
+            other = twin[0]
+            return ((other.lineno, other.end_lineno or other.lineno, "the copy of this block"),)
+        heading = self.heading(block)
+        return ((heading, heading, "the comment that names it"),) if heading else ()
 
     def named(self, block: Extraction) -> bool:
         """Whether a reader would name ``block`` a unit of its own: it is written twice
@@ -167,7 +176,9 @@ def _block_move(found: _FunctionMoves, block: Extraction | None, value: int) -> 
     if block is None:
         return None
     twin = found.twin_of(block)
-    return block.move(found.view, Concern.COMPLEXITY, value, twin, found.heading(block))
+    heading = found.heading(block)
+    move = block.move(found.view, Concern.COMPLEXITY, value, twin, heading)
+    return replace(move, related=found.evidence(block))
 
 
 def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
@@ -359,7 +370,8 @@ def _census_advice(hints: _Hints, c: Candidate) -> Advice:
     text = census(found.view, c.m.value, c.band)
     shape = "arrowhead" if found.view.is_arrowhead() else UNCLASSIFIED
     shape = hints.switch.archetype if hints.switch is not None else shape
-    return Advice(shape, headline(c), fit(text), proposes=False)
+    places = decision_points(found.view)
+    return Advice(shape, headline(c), fit(text), proposes=False, related=places)
 
 
 def _nesting(hints: _Hints, c: Candidate) -> None:

@@ -14,7 +14,7 @@ from collections import defaultdict
 from typing import Final
 
 from gzguide.analysis.facts.walk import FunctionView
-from gzguide.analysis.moves.base import line_list
+from gzguide.analysis.moves.base import Related, line_list
 from gzguide.analysis.policy.thresholds import MetricBand
 
 #: The longest census: it fits an editor's line beside the code.
@@ -42,6 +42,14 @@ def census(view: FunctionView, value: float, band: MetricBand) -> str:
     if band.gate is None:  # a table with no gate: no budget to speak of
         head = f"Its {view.total_points} decision points: "
     return f"{head}{_fitting(head, _by_kind(view))}."
+
+
+def decision_points(view: FunctionView) -> tuple[Related, ...]:
+    """Each decision point as a place: its line and what it is (```and``` is one)."""
+    return tuple(
+        (p.line, p.line, f"decision point: {_KIND_WORDS[p.kind][0]}")
+        for p in sorted(view.points, key=lambda p: p.line)
+    )
 
 
 def _budget(value: float, gate: float | None, is_warn: bool) -> str:

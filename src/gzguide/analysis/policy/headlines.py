@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gzguide.analysis.metrics.measurement import Measurement
-from gzguide.analysis.moves.base import Move, fit
+from gzguide.analysis.moves.base import Move, Related, fit
 from gzguide.analysis.moves.kinds import Trait
 from gzguide.analysis.policy.thresholds import MetricBand, Position
 
@@ -59,6 +59,9 @@ class Advice:
     proposes: bool = True
     #: The kind of the move (a :class:`Kind` value), or :data:`CENSUS`.
     kind: str = CENSUS
+    #: The places the hint points at: the lines the move changes and those it names,
+    #: or, for the census, each decision point.
+    related: tuple[Related, ...] = ()
 
 
 def _fmt(value: float) -> str:
@@ -83,4 +86,6 @@ def _where_in_band(c: Candidate) -> str:
 def advice_of(c: Candidate, move: Move) -> Advice:
     """The hint for ``c`` that carries ``move``."""
     proposes = not move.kind.has(Trait.NAMES)
-    return Advice(move.archetype, headline(c), fit(move.text), proposes, move.kind.value)
+    changed = (*move.span, "what the move changes" if proposes else "what the move names")
+    related = (changed, *move.related)
+    return Advice(move.archetype, headline(c), fit(move.text), proposes, move.kind.value, related)
