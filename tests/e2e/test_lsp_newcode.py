@@ -22,7 +22,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from support.budget import BUDGET, HEADERS, IN_RETRY_DELAY
-from support.lsp_pipes import is_census
+from support.lsp_pipes import proposes_nothing
 from support.lsp_session import (
     as_json,
     edit,
@@ -80,7 +80,7 @@ async def nth_publication(
 
 def censuses(diagnostics: Sequence[types.Diagnostic]) -> list[int]:
     """The header lines (1-based) of the diagnostics that show a census."""
-    return [d.range.start.line + 1 for d in diagnostics if d.data and is_census(d.data)]
+    return [d.range.start.line + 1 for d in diagnostics if d.data and proposes_nothing(d.data)]
 
 
 def retry_delay_edited(text: str) -> tuple[str, types.TextDocumentContentChangePartial]:
@@ -107,7 +107,7 @@ async def test_the_census_shows_on_the_edited_function_only(
     open_document(client, uri, BUDGET)
     first = await published(client, uri, 1)
     hints = reference_hints(repo, str(path), BUDGET)
-    assert sum(map(is_census, hints)) == 2  # both census hints are there, neither shown
+    assert sum(map(proposes_nothing, hints)) == 2  # both census hints are there, neither shown
     assert as_json(first.diagnostics) == expected_diagnostics(hints, BUDGET, "utf-16", False)
     assert censuses(first.diagnostics) == []
 

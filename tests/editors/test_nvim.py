@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from support.budget import BUDGET, HEADERS, IN_RETRY_DELAY
-from support.lsp_pipes import is_census, name_range
+from support.lsp_pipes import name_range, proposes_nothing
 from support.lsp_session import lines_of, reference_hints, severity
 from support.paths import REPO
 
@@ -80,7 +80,7 @@ def expected(path: Path, text: str, census_on: set[int]) -> list[dict[str, Any]]
     lines = lines_of(text)
     held = []
     for h in reference_hints(path.parent, str(path), text):
-        if is_census(h) and h["start_line"] not in census_on:
+        if proposes_nothing(h) and h["start_line"] not in census_on:
             continue
         at = name_range(h, lines, "utf-8")
         held.append(

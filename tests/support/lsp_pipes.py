@@ -116,9 +116,10 @@ def name_range(hint: dict[str, Any], lines: list[str], encoding: str) -> dict[st
     }
 
 
-def is_census(hint: dict[str, Any]) -> bool:
-    """Whether the hint's move is the census (a budget and where the points are)."""
-    return _NO_CHANGE.match(hint["recommended_move"]) is not None
+def proposes_nothing(hint: dict[str, Any]) -> bool:
+    """Whether the hint's move proposes no change: the census (a budget and where the
+    points are), or a short chain named as it is."""
+    return _NO_CHANGE.search(hint["recommended_move"]) is not None
 
 
 def expected_diagnostics(
@@ -126,11 +127,11 @@ def expected_diagnostics(
 ) -> list[dict[str, Any]]:
     """What each hint must become (plain JSON values), derived from the contract alone:
     on its definition's name, positions in ``encoding``; without ``census``, the hints
-    whose move is the census are not shown."""
+    whose move proposes no change are not shown."""
     lines = lines_of(text)
     out = []
     for hint in hints:
-        if not census and is_census(hint):
+        if not census and proposes_nothing(hint):
             continue
         out.append(
             {

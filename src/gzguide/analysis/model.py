@@ -11,13 +11,7 @@ which lets a caller scope findings to a cursor offset without the source at hand
 
 from __future__ import annotations
 
-from typing import Final
-
 import msgspec
-
-#: The kind of a finding whose move proposes no change but says where the decision
-#: points are, and how many more the function can take (the census).
-CENSUS_KIND: Final = "census"
 
 
 class Finding(msgspec.Struct, array_like=True, frozen=True, gc=False):

@@ -30,7 +30,7 @@ from typing import Any, Final, Protocol
 import msgspec
 
 from gzguide import __version__
-from gzguide.analysis.model import CENSUS_KIND, Finding
+from gzguide.analysis.model import Finding
 from gzguide.answer import Answer
 from gzguide.daemon import Companion, Loop, OutputClosed, _raise_exit, run_front_end, write_all
 from gzguide.framing import NEED_DATA, EndOfStream, Frame, FrameDecoder, FramingError, Realigned
@@ -535,8 +535,9 @@ class LspServer:
         return Result(generation, document.version, hints, shown, str(self._results))
 
     def _shows(self, state: DocState, finding: Finding) -> bool:
-        """Whether ``finding`` is a diagnostic: a move always; the census as configured."""
-        if finding.kind != CENSUS_KIND or self.census == "all":
+        """Whether ``finding`` is a diagnostic: a move always; a hint that proposes no
+        change (the census, a short chain named as it is) as configured."""
+        if finding.proposes or self.census == "all":
             return True
         baseline = state.baseline
         if self.census == "off" or baseline is None:
