@@ -363,10 +363,11 @@ class Soak:
             if without_links(message.result["items"]) != expected:
                 raise SoakFailure(f"pull at version {version} of {buffer.uri} differs")
         else:
+            # A hover covers a hint's lines (the diagnostic sits on the name alone).
             covering = [
                 d
                 for d in expected
-                if d["range"]["start"]["line"] <= line <= d["range"]["end"]["line"]
+                if d["data"]["start_line"] - 1 <= line <= d["data"]["end_line"] - 1
             ]
             hover = message.result
             if not covering:
