@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from importlib import resources
 from typing import Final
 
@@ -54,31 +55,38 @@ def covering(hints: list[Hint], line: int) -> list[Hint]:
 
 
 def hover_text(hints: list[Hint], markdown: bool) -> str:
-    """The hover's text for ``hints`` (at least one), in markdown or plain text."""
-    parts: list[str] = []
-    explained: list[str] = []
-    for hint in hints:
-        value = f"{hint.crossing_value:g}"
-        if markdown:
-            parts.append(
-                f"**gzguide** `{hint.metric}` = {value} ({hint.precedence_band}), "
-                f"archetype `{hint.archetype}`, lines {hint.start_line}-{hint.end_line}"
-            )
-        else:
-            parts.append(
-                f"gzguide {hint.metric} = {value} ({hint.precedence_band}), "
-                f"archetype {hint.archetype}, lines {hint.start_line}-{hint.end_line}"
-            )
-        parts.append(hint.doctrinal_frame_headline + ".")
-        parts.append(hint.recommended_move)
-        if hint.archetype not in explained:
-            explained.append(hint.archetype)
-    pages = archetype_pages()
-    for archetype in explained:
-        page = pages.get(archetype)
-        if page is None:
-            continue
-        parts.append("---" if markdown else "")
-        parts.append(f"### {archetype}" if markdown else f"{archetype}:")
-        parts.append(page)
+    """The hover's text for ``hints`` (at least one), in markdown or plain text: each
+    hint, then what each of their archetypes means (once each, in order of first use)."""
+    parts = [part for hint in hints for part in _hint_parts(hint, markdown)]
+    parts.extend(_explanations(dict.fromkeys(hint.archetype for hint in hints), markdown))
     return "\n\n".join(part for part in parts if part)
+
+
+def _explanations(archetypes: Iterable[str], markdown: bool) -> list[str]:
+    """The page of each archetype that has one, in the order given."""
+    pages = archetype_pages()
+    return [part for a in archetypes if a in pages for part in _page_parts(a, pages[a], markdown)]
+
+
+def _hint_parts(hint: Hint, markdown: bool) -> tuple[str, str, str]:
+    """A hint's summary line, headline and move."""
+    value = f"{hint.crossing_value:g}"
+    lines = f"lines {hint.start_line}-{hint.end_line}"
+    if markdown:
+        summary = (
+            f"**gzguide** `{hint.metric}` = {value} ({hint.precedence_band}), "
+            f"archetype `{hint.archetype}`, {lines}"
+        )
+    else:
+        summary = (
+            f"gzguide {hint.metric} = {value} ({hint.precedence_band}), "
+            f"archetype {hint.archetype}, {lines}"
+        )
+    return summary, hint.doctrinal_frame_headline + ".", hint.recommended_move
+
+
+def _page_parts(archetype: str, page: str, markdown: bool) -> tuple[str, str, str]:
+    """An archetype's explanation, under a rule and a heading."""
+    if markdown:
+        return "---", f"### {archetype}", page
+    return "", f"{archetype}:", page

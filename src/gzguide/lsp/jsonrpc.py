@@ -64,36 +64,64 @@ def _invalid(request_id: RequestId | None, why: str) -> ErrorMessage:
 
 def decode(body: bytes) -> Incoming | ErrorMessage:
     """What ``body`` is, or the error message it is answered with."""
+    envelope = _envelope(body)
+    if isinstance(envelope, ErrorMessage):
+        return envelope
+    request_id = _id_of(envelope)
+    if isinstance(request_id, ErrorMessage):
+        return request_id
+    if envelope.method:
+        return _with_method(envelope, request_id)
+    return _without_method(envelope, request_id)
+
+
+def _envelope(body: bytes) -> _Envelope | ErrorMessage:
+    """The message's members, undecoded, or why it is not a JSON object."""
     if not _is_utf8(body):
         return error_message(None, PARSE_ERROR, "Parse error: body is not valid UTF-8")
     try:
-        envelope = _envelope_decoder.decode(body)
+        return _envelope_decoder.decode(body)
     except msgspec.ValidationError:
-        syntax = _syntax_error(body)
-        if syntax is not None:
-            return error_message(None, PARSE_ERROR, f"Parse error: {syntax}")
-        return _invalid(None, "a message must be a JSON object")
+        return _not_an_object(body)
     except msgspec.DecodeError as exc:
         return error_message(None, PARSE_ERROR, f"Parse error: {exc}")
     except RecursionError:
         return error_message(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
-    request_id: RequestId | None = None
-    if envelope.id:
-        try:
-            request_id = _id_decoder.decode(envelope.id)
-        except msgspec.ValidationError:
-            return _invalid(None, "id must be a string or an integer")
+
+
+def _not_an_object(body: bytes) -> ErrorMessage:
+    """The answer to a body that did not decode as an object: not JSON, or not an object."""
+    syntax = _syntax_error(body)
+    if syntax is not None:
+        return error_message(None, PARSE_ERROR, f"Parse error: {syntax}")
+    return _invalid(None, "a message must be a JSON object")
+
+
+def _id_of(envelope: _Envelope) -> RequestId | ErrorMessage | None:
+    if not envelope.id:
+        return None
+    try:
+        return _id_decoder.decode(envelope.id)
+    except msgspec.ValidationError:
+        return _invalid(None, "id must be a string or an integer")
+
+
+def _with_method(envelope: _Envelope, request_id: RequestId | None) -> Incoming | ErrorMessage:
+    """A request (with an id) or a notification, if its method is a non-empty string."""
     params = envelope.params if envelope.params else None
-    if envelope.method:
-        try:
-            method = _method_decoder.decode(envelope.method)
-        except msgspec.ValidationError:
-            method = ""
-        if not method:
-            return _invalid(request_id, "method must be a non-empty string")
-        if request_id is None:
-            return Notification(method, params)
-        return Request(request_id, method, params)
+    try:
+        method = _method_decoder.decode(envelope.method)
+    except msgspec.ValidationError:
+        method = ""
+    if not method:
+        return _invalid(request_id, "method must be a non-empty string")
+    return (
+        Notification(method, params) if request_id is None else Request(request_id, method, params)
+    )
+
+
+def _without_method(envelope: _Envelope, request_id: RequestId | None) -> Incoming | ErrorMessage:
+    """A response from the client (an id and a result or an error), or no message at all."""
     if request_id is not None and (envelope.result or envelope.error):
         return ClientResponse(request_id)
     return _invalid(request_id, "a message needs a method")

@@ -26,6 +26,8 @@ answered by :mod:`~gzguide.lsp.jsonrpc` whatever the state.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
+from typing import Final
 
 import msgspec
 
@@ -77,21 +79,7 @@ class Lifecycle:
     def request(self, request_id: RequestId, method: str) -> Gate:
         if method == "exit":
             return self.exit()
-        phase = self.phase
-        if phase is Phase.NEW:
-            if method == "initialize":
-                return HANDLE
-            message = f"Server not initialized: {method} before initialize"
-            return error_message(request_id, SERVER_NOT_INITIALIZED, message)
-        if phase is Phase.SHUT_DOWN:
-            message = f"Invalid Request: {method} after shutdown (only exit is accepted)"
-            return error_message(request_id, INVALID_REQUEST, message)
-        if method == "initialize":
-            message = "Invalid Request: the session is already initialized"
-            return error_message(request_id, INVALID_REQUEST, message)
-        if method == "shutdown" or method in self.requests:
-            return HANDLE
-        return error_message(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        return _REQUEST_GATES[self.phase](self, request_id, method)
 
     def notification(self, method: str) -> Gate:
         if method == "exit":
@@ -109,3 +97,32 @@ class Lifecycle:
 
     def shut_down(self) -> None:
         self.phase = Phase.SHUT_DOWN
+
+
+def _before_initialize(lifecycle: Lifecycle, request_id: RequestId, method: str) -> Gate:
+    if method == "initialize":
+        return HANDLE
+    message = f"Server not initialized: {method} before initialize"
+    return error_message(request_id, SERVER_NOT_INITIALIZED, message)
+
+
+def _running(lifecycle: Lifecycle, request_id: RequestId, method: str) -> Gate:
+    if method == "initialize":
+        message = "Invalid Request: the session is already initialized"
+        return error_message(request_id, INVALID_REQUEST, message)
+    if method == "shutdown" or method in lifecycle.requests:
+        return HANDLE
+    return error_message(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+
+
+def _after_shutdown(lifecycle: Lifecycle, request_id: RequestId, method: str) -> Gate:
+    message = f"Invalid Request: {method} after shutdown (only exit is accepted)"
+    return error_message(request_id, INVALID_REQUEST, message)
+
+
+#: What a request other than ``exit`` gets in each phase.
+_REQUEST_GATES: Final[dict[Phase, Callable[[Lifecycle, RequestId, str], Gate]]] = {
+    Phase.NEW: _before_initialize,
+    Phase.RUNNING: _running,
+    Phase.SHUT_DOWN: _after_shutdown,
+}

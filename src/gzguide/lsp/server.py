@@ -62,6 +62,7 @@ from gzguide.lsp.types import (
     DocumentDiagnosticParams,
     ErrorMessage,
     FullDocumentDiagnosticReport,
+    GeneralClientCapabilities,
     Hover,
     HoverParams,
     InitializationOptions,
@@ -199,6 +200,15 @@ class LspServer:
         self._results = 0
         self._exit: int | None = None
         self._waiting: dict[RequestId, DocState] = {}
+        #: Each notification's params type and handler.
+        self._handlers: dict[str, tuple[type[Any], Callable[[Any], None]]] = {
+            "textDocument/didOpen": (DidOpenParams, self._did_open),
+            "textDocument/didChange": (DidChangeParams, self._did_change),
+            "textDocument/didSave": (DidSaveParams, self._did_save),
+            "textDocument/didClose": (DidCloseParams, self._did_close),
+            "$/cancelRequest": (CancelParams, self._cancel),
+            "$/setTrace": (SetTraceParams, self._set_trace),
+        }
 
     # -- transport ------------------------------------------------------------------
 
@@ -219,9 +229,19 @@ class LspServer:
             event = decoder.next_event()
             if event is NEED_DATA:
                 self.loop.turn(reading=True)
-            elif isinstance(event, Frame):
-                self._frame(event.body)
-            elif isinstance(event, FramingError):
+            elif isinstance(event, EndOfStream):
+                self.log.info("end_of_input", truncated=event.truncated)
+                return "end_of_input", 0
+            else:
+                self._event(event)
+        return "exit", self._exit
+
+    def _event(self, event: object) -> None:
+        """A frame, or what the decoder says about the bytes it could not frame."""
+        match event:
+            case Frame(body=body):
+                self._frame(body)
+            case FramingError():
                 self.send(error_message(None, PARSE_ERROR, f"Parse error: {event.message}"))
                 self.log.warning(
                     "framing_error",
@@ -229,40 +249,45 @@ class LspServer:
                     declared_length=event.declared_length,
                     outcome=str(PARSE_ERROR),
                 )
-            elif isinstance(event, Realigned):
+            case Realigned():
                 self.log.info(
                     "framing_realigned", kind=str(event.kind), bytes_discarded=event.discarded_bytes
                 )
-            elif isinstance(event, EndOfStream):
-                self.log.info("end_of_input", truncated=event.truncated)
-                return "end_of_input", 0
-        return "exit", self._exit
 
     # -- dispatch ---------------------------------------------------------------------
 
     def _frame(self, body: bytes) -> None:
         started = time.perf_counter()
         message = jsonrpc.decode(body)
-        if isinstance(message, ErrorMessage):
-            self._answer(message, None, started, len(body))
-        elif isinstance(message, jsonrpc.Request):
-            gate = self.lifecycle.request(message.id, message.method)
-            if isinstance(gate, Exit):
-                self._exit = gate.status
-            elif isinstance(gate, ErrorMessage):
-                self._answer(gate, message.method, started, len(body))
-            elif isinstance(gate, Handle):
-                self._request(message, started, len(body))
-        elif isinstance(message, jsonrpc.Notification):
-            gate = self.lifecycle.notification(message.method)
-            if isinstance(gate, Exit):
-                self._exit = gate.status
-            elif isinstance(gate, Handle):
-                self._notification(message)
-            else:
-                self.log.debug("notification_ignored", method=message.method)
+        match message:
+            case ErrorMessage():
+                self._answer(message, None, started, len(body))
+            case jsonrpc.Request():
+                self._gated_request(message, started, len(body))
+            case jsonrpc.Notification():
+                self._gated_notification(message)
+            case _:
+                self.log.debug("client_response_ignored", request_id=message.id)
+
+    def _gated_request(self, request: jsonrpc.Request, started: float, size: int) -> None:
+        """A request, as the session's phase admits it."""
+        gate = self.lifecycle.request(request.id, request.method)
+        if isinstance(gate, Exit):
+            self._exit = gate.status
+        elif isinstance(gate, ErrorMessage):
+            self._answer(gate, request.method, started, size)
+        elif isinstance(gate, Handle):
+            self._request(request, started, size)
+
+    def _gated_notification(self, note: jsonrpc.Notification) -> None:
+        """A notification, as the session's phase admits it."""
+        gate = self.lifecycle.notification(note.method)
+        if isinstance(gate, Exit):
+            self._exit = gate.status
+        elif isinstance(gate, Handle):
+            self._notification(note)
         else:
-            self.log.debug("client_response_ignored", request_id=message.id)
+            self.log.debug("notification_ignored", method=note.method)
 
     def _answer(
         self,
@@ -288,41 +313,48 @@ class LspServer:
 
     def _request(self, request: jsonrpc.Request, started: float, size: int) -> None:
         method = request.method
-        try:
-            if method == "initialize":
-                answer: ResultMessage | ErrorMessage | None = self._initialize(request)
-            elif method == "shutdown":
-                answer = self._shutdown(request)
-            else:
-                answer = self._document_request(request, started, size)
-        except ParamsError as exc:
-            answer = error_message(request.id, INVALID_PARAMS, str(exc))
-        except OutputClosed:
-            raise
-        except Exception as exc:
-            self.log.error("request_failed", method=method, error=repr(exc))
-            answer = error_message(request.id, INTERNAL_ERROR, f"Internal error: {exc!r}")
+        answer = self._guarded_answer(request, started, size)
         if answer is not None:
             self._answer(answer, method, started, size)
         if method == "initialize" and self.lifecycle.phase is Phase.RUNNING:
-            for companion in self.companions:
-                companion.start()  # after the first answer: start-up never waits on workers
+            self._start_companions()
+
+    def _guarded_answer(
+        self, request: jsonrpc.Request, started: float, size: int
+    ) -> ResultMessage | ErrorMessage | None:
+        """The answer, or the error a failure to answer is told as (never the failure)."""
+        try:
+            return self._answer_to(request, started, size)
+        except ParamsError as exc:
+            return error_message(request.id, INVALID_PARAMS, str(exc))
+        except OutputClosed:
+            raise
+        except Exception as exc:
+            self.log.error("request_failed", method=request.method, error=repr(exc))
+            return error_message(request.id, INTERNAL_ERROR, f"Internal error: {exc!r}")
+
+    def _answer_to(
+        self, request: jsonrpc.Request, started: float, size: int
+    ) -> ResultMessage | None:
+        """The answer to a request the phase admits (None: it waits for an analysis)."""
+        if request.method == "initialize":
+            return self._initialize(request)
+        if request.method == "shutdown":
+            return self._shutdown(request)
+        return self._document_request(request, started, size)
+
+    def _start_companions(self) -> None:
+        for companion in self.companions:
+            companion.start()  # after the first answer: start-up never waits on workers
 
     def _notification(self, note: jsonrpc.Notification) -> None:
         method = note.method
+        handling = self._handlers.get(method)
+        if handling is None:
+            return  # admitted but needing nothing (``initialized``)
+        params_type, handler = handling
         try:
-            if method == "textDocument/didOpen":
-                self._did_open(decode_params(note.params, DidOpenParams))
-            elif method == "textDocument/didChange":
-                self._did_change(decode_params(note.params, DidChangeParams))
-            elif method == "textDocument/didSave":
-                self._did_save(decode_params(note.params, DidSaveParams))
-            elif method == "textDocument/didClose":
-                self._did_close(decode_params(note.params, DidCloseParams))
-            elif method == "$/cancelRequest":
-                self._cancel(decode_params(note.params, CancelParams))
-            elif method == "$/setTrace":
-                self.trace = decode_params(note.params, SetTraceParams).value
+            handler(decode_params(note.params, params_type))
         except ParamsError as exc:
             self.log.warning("notification_rejected", method=method, error=str(exc))
         except OutputClosed:
@@ -361,11 +393,9 @@ class LspServer:
     def _take_capabilities(self, params: InitializeParams) -> None:
         """What the client can do: positions, hover markup, pulled diagnostics."""
         caps = params.capabilities
-        offered = (caps.general.positionEncodings if caps.general else None) or []
-        self.encoding = UTF8 if UTF8 in offered else UTF32 if UTF32 in offered else UTF16
+        self.encoding = _encoding_of(caps.general)
         text_caps = caps.textDocument or TextDocumentClientCapabilities()
-        formats = text_caps.hover.contentFormat if text_caps.hover else None
-        self.markdown = "markdown" in (formats or ())
+        self.markdown = _takes_markdown(text_caps)
         self.pull = text_caps.diagnostic is not None
         related = _takes_related(text_caps, self.pull)
         self.presenter = Presenter(self.encoding, self.presenter.hints_url, related)
@@ -391,6 +421,9 @@ class LspServer:
         self.timers.clear()
         self.lifecycle.shut_down()
         return result_message(request.id, None)
+
+    def _set_trace(self, params: SetTraceParams) -> None:
+        self.trace = params.value
 
     def _cancel(self, params: CancelParams) -> None:
         state = self._waiting.pop(params.id, None)
@@ -496,12 +529,7 @@ class LspServer:
         if self.docs.get(uri) is not state or self.lifecycle.phase is not Phase.RUNNING:
             return
         if generation != state.generation:
-            # Changed meanwhile: analyzed again once its debounce passes, or at once
-            # when that has passed already or a request is waiting.
-            if state.waiters:
-                self.timers.cancel(uri)
-            if not self.timers.pending(uri):
-                self._start(state)
+            self._outdated(state)
             return
         result = state.result = self._result(state, generation, answer_findings(answer))
         if not self.pull:
@@ -516,6 +544,18 @@ class LspServer:
             pushed=not self.pull,
             since_change_ms=round((time.perf_counter() - state.changed_at) * 1000, 3),
         )
+        self._answer_waiters(state, result)
+
+    def _outdated(self, state: DocState) -> None:
+        """An analysis of a text that changed meanwhile: analyzed again once its debounce
+        passes, or at once when that has passed already or a request is waiting."""
+        uri = state.document.uri
+        if state.waiters:
+            self.timers.cancel(uri)
+        if not self.timers.pending(uri):
+            self._start(state)
+
+    def _answer_waiters(self, state: DocState, result: Result) -> None:
         waiters, state.waiters = state.waiters, []
         for waiter in waiters:
             self._waiting.pop(waiter.request_id, None)
@@ -604,6 +644,17 @@ class LspServer:
             MarkupContent("markdown", text) if self.markdown else MarkupContent("plaintext", text)
         )
         return Hover(contents, span)
+
+
+def _encoding_of(general: GeneralClientCapabilities | None) -> str:
+    """UTF-8 when the client offers it, else UTF-32 if offered, else LSP's UTF-16."""
+    offered = (general.positionEncodings if general else None) or []
+    return next((e for e in (UTF8, UTF32) if e in offered), UTF16)
+
+
+def _takes_markdown(caps: TextDocumentClientCapabilities) -> bool:
+    formats = caps.hover.contentFormat if caps.hover else None
+    return "markdown" in (formats or ())
 
 
 def _takes_related(caps: TextDocumentClientCapabilities, pull: bool) -> bool:
