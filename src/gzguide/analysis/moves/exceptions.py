@@ -1,7 +1,11 @@
 """Exception moves: handlers that say the same thing twice, and errors only ignored.
 
 * ``same_handlers``: adjacent ``except`` clauses with the same body;
-* ``suppress``: ``try: ... except E: pass`` is ``with contextlib.suppress(E):``.
+* ``suppress``: ``try: ... except E: pass`` is ``with contextlib.suppress(E):``, where
+  that reads better: not where the ``try`` returns or jumps (``try: return f(x)``
+  then a fallback is the "try this first" idiom, no clearer as a ``with``), not for
+  ``StopIteration`` (around a loop the handler is dead, around ``next()`` the
+  default argument says it), and not in a loop (a context manager per iteration).
 """
 
 from __future__ import annotations
@@ -15,7 +19,14 @@ from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, lines, snip
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import function_rule, statement_rule
 from gzguide.analysis.moves.rendering import render
-from gzguide.analysis.moves.syntax import body_lines, extent, is_const, same_code, span_of
+from gzguide.analysis.moves.syntax import (
+    body_lines,
+    extent,
+    is_const,
+    jumps,
+    same_code,
+    span_of,
+)
 
 
 def _caught(types: ast.expr) -> list[ast.expr]:
@@ -30,15 +41,30 @@ def _does_nothing(statement: ast.stmt) -> bool:
 
 
 def _ignored_exception(node: ast.stmt) -> str | None:
-    """The exception a ``try`` ignores when it is ``try: ... except E: pass`` and nothing else."""
+    """The exception a ``try`` ignores when it is ``try: ... except E: pass`` and nothing
+    else, and its body runs to its end (no return, yield, break or continue)."""
     match node:
         case ast.Try(
+            body=tried,
             handlers=[ast.ExceptHandler(type=ast.expr() as types, name=None, body=body)],
             orelse=[],
             finalbody=[],
-        ) if all(_does_nothing(s) for s in body):
-            return ", ".join(render(t) for t in _caught(types))
+        ) if all(_does_nothing(s) for s in body) and not jumps(tried):
+            caught = [render(t) for t in _caught(types)]
+            return ", ".join(caught) if "StopIteration" not in caught else None
     return None
+
+
+def _suppressible(stmt: Stmt) -> str | None:
+    """What ``stmt`` ignores, where ``contextlib.suppress`` would say it better."""
+    return None if _in_a_loop(stmt) else _ignored_exception(stmt.node)
+
+
+def _in_a_loop(stmt: Stmt) -> bool:
+    parent = stmt.parent
+    while parent is not None and not isinstance(parent.node, ast.For | ast.While):
+        parent = parent.parent
+    return parent is not None
 
 
 @statement_rule(
@@ -85,7 +111,7 @@ def _same_handlers_move(
 @function_rule(Kind.SUPPRESS, concern=Concern.COMPLEXITY, doc="suppress")
 def suppress_moves(view: FunctionView) -> Iterator[Move]:
     """One move for all ``try``/``except E: pass`` blocks of the function."""
-    found = [(s, e) for s in view.statements if (e := _ignored_exception(s.node)) is not None]
+    found = [(s, e) for s in view.statements if (e := _suppressible(s)) is not None]
     if not found:
         return
     first, exception = found[0]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Final
 
@@ -99,9 +99,19 @@ def _flag_split(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None
         # From the statements alone: the ifs that test the flag, and how much they hold;
         # only then the walk: the flag must be read nowhere else.
         tests = _tests_of(node.body, flag)
-        if _selects_enough(tests, body_lines) and _read_only_by(tests, flag, scope, facts):
+        if (
+            _at_the_top(tests, node.body)
+            and _selects_enough(tests, body_lines)
+            and _read_only_by(tests, flag, scope, facts)
+        ):
             return _flag_move(scope, flag, tests)
     return None
+
+
+def _at_the_top(tests: list[ast.If], body: list[ast.stmt]) -> bool:
+    """Whether each test is a statement of the body itself: a flag tested inside other
+    code chooses a detail of shared work, which two functions would both copy."""
+    return all(any(t is s for s in body) for t in tests)
 
 
 def _selects_enough(tests: list[ast.If], body_lines: int) -> bool:
@@ -125,7 +135,9 @@ def _flag_move(scope: Scope, flag: str, tests: list[ast.If]) -> Move:
         "functions, one for each value, would let each call say what it does."
     )
     end = tests[-1].end_lineno or tests[-1].lineno
-    return Move(Kind.FLAG_SPLIT, UNCLASSIFIED, text, (scope.start_line, end), _GAIN, 2)
+    branches = tuple((t.lineno, t.end_lineno or t.lineno, f"a test of `{flag}`") for t in tests)
+    move = Move(Kind.FLAG_SPLIT, UNCLASSIFIED, text, (scope.start_line, end), _GAIN, 2)
+    return replace(move, related=branches)
 
 
 def _tests_of(body: list[ast.stmt], flag: str) -> list[ast.If]:

@@ -56,6 +56,38 @@ def test_an_except_that_does_something_is_not_suppress() -> None:
     assert "suppress" not in move(source).move
 
 
+def test_a_try_that_returns_then_falls_back_is_not_suppress() -> None:
+    source = """
+    def length(body):
+        if not body:
+            return 0
+        try:
+            return len(body)
+        except (AttributeError, TypeError):
+            pass
+        return None
+    """
+    assert Kind.SUPPRESS not in kinds(source)
+
+
+def test_stop_iteration_and_a_try_in_a_loop_are_not_suppress() -> None:
+    source = """
+    def first_match(lines, word, out):
+        try:
+            for line in lines:
+                if word in line:
+                    out.append(line)
+        except StopIteration:
+            pass
+        for line in lines:
+            try:
+                out.remove(line)
+            except ValueError:
+                pass
+    """
+    assert Kind.SUPPRESS not in kinds(source)
+
+
 HANDLERS = """
 def load(path):
     try:

@@ -88,6 +88,24 @@ def test_a_flag_tested_twice_names_both_ifs() -> None:
     assert "the branches of the `if`s on lines 3 and 8:" in f.move
 
 
+def test_a_flag_tested_inside_shared_work_is_no_split() -> None:
+    source = """
+    def filtered(member, dest, owner, group, for_data=True):
+        mode = member.mode
+        if mode is not None:
+            if for_data:
+                if member.isreg():
+                    mode |= 0o600
+                elif member.isdir():
+                    mode = None
+                else:
+                    raise ValueError(member)
+        return {"mode": mode, "owner": owner, "group": group, "dest": dest}
+    """
+    assert hints(source, "lizard_param_count")  # in the band, but the flag is no split
+    assert Kind.FLAG_SPLIT not in kinds(source)
+
+
 def test_a_long_list_of_plain_parameters_is_named_as_such() -> None:
     source = """
     def connect(host, port, user, password, timeout):
