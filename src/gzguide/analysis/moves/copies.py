@@ -30,6 +30,7 @@ from gzguide.analysis.moves.base import (
 )
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import rule
+from gzguide.analysis.moves.rendering import render
 
 
 def where_copied(node: ast.stmt, scope: Scope, facts: FileFacts) -> str | None:
@@ -58,7 +59,7 @@ def _how_close(differing: int) -> str:
 def copied_function(scope: Scope, facts: FileFacts) -> Move | None:
     """One definition for this function and another of the file that copies it."""
     found = facts.twins.copy_of(scope)
-    if found is None:
+    if found is None or _mirrors(scope, found) or _stores_apart(scope, found):
         return None
     node = scope.node
     assert not isinstance(node, ast.ClassDef)
@@ -69,6 +70,58 @@ def copied_function(scope: Scope, facts: FileFacts) -> Move | None:
     copy = (other.start_line, other.end_line, f"the copy: `{other.qualname}`")
     move = Move(Kind.COPIED_FUNCTION, UNCLASSIFIED, text, span, {Concern.SIZE: size}, 3)
     return replace(move, related=(copy,))
+
+
+def _mirrors(scope: Scope, found: FunctionCopy) -> bool:
+    """Whether the copies are methods of two parallel classes that differ only where
+    the classes' names do (``IPv4Address`` in ``IPv4Interface``, ``IPv6Address`` in
+    ``IPv6Interface``): each refers to its own counterpart, which is the design, and a
+    helper taking the counterpart as a parameter is clumsier than the two methods."""
+    owners = _two_classes(scope.owner, found.other.owner)
+    if owners is None or not found.differing:
+        return False
+    mine, other = _differing_part(owners[0].name, owners[1].name)
+    return bool(mine or other) and all(a.replace(mine, other) == b for a, b in found.differing)
+
+
+def _two_classes(
+    ours: ast.ClassDef | None, theirs: ast.ClassDef | None
+) -> tuple[ast.ClassDef, ast.ClassDef] | None:
+    """The classes of two methods, when they are methods of two classes."""
+    if ours is None or theirs is None or ours is theirs:
+        return None
+    return ours, theirs
+
+
+def _differing_part(a: str, b: str) -> tuple[str, str]:
+    """What is left of ``a`` and ``b`` without their common prefix and suffix."""
+    start = _common_length(a, b)
+    end = _common_length(a[start:][::-1], b[start:][::-1])
+    return a[start : len(a) - end], b[start : len(b) - end]
+
+
+def _common_length(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` begin with in common."""
+    pairs = zip(a, b, strict=False)
+    return next((i for i, (x, y) in enumerate(pairs) if x != y), min(len(a), len(b)))
+
+
+def _stores_apart(scope: Scope, found: FunctionCopy) -> bool:
+    """Whether the copies only store values, in classes that share no base: sharing a
+    run of assignments would need a new base class for no logic at all."""
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    plain = all(isinstance(s, ast.Assign | ast.AnnAssign | ast.Expr) for s in own_body(node))
+    return plain and not _shared_bases(scope.owner, found.other.owner)
+
+
+def _shared_bases(ours: ast.ClassDef | None, theirs: ast.ClassDef | None) -> list[str]:
+    """The bases both classes name (``object`` aside), in the order the first names them."""
+    owners = _two_classes(ours, theirs)
+    if owners is None:
+        return []
+    other = {render(b) for b in owners[1].bases} - {"object"}
+    return [name for b in owners[0].bases if (name := render(b)) in other]
 
 
 def _copy_text(scope: Scope, found: FunctionCopy) -> str:
@@ -89,9 +142,12 @@ def _same_text(where: str, scope: Scope, found: FunctionCopy) -> str:
 
 def _keep(scope: Scope, found: FunctionCopy) -> str:
     owner = found.other.owner
-    if owner is not scope.owner and owner is not None:
-        return f"one definition in a class they share can serve {_both(found.more)}"
-    return f"keep one and have the {'others' if found.more else 'other'} call it"
+    if owner is scope.owner or owner is None:
+        return f"keep one and have the {'others' if found.more else 'other'} call it"
+    shared = _shared_bases(scope.owner, owner)
+    if shared:
+        return f"one definition in `{shared[0]}`, which both extend, can serve {_both(found.more)}"
+    return f"one definition in a base class for {_both(found.more)} can serve them"
 
 
 def _differing_text(where: str, found: FunctionCopy) -> str:

@@ -13,9 +13,11 @@ import textwrap
 
 import pytest
 
+from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.facts.twins import differences
 from gzguide.analysis.moves.kinds import Kind
-from support.moves import hints, moves
+from gzguide.analysis.policy.thresholds import default_thresholds
+from support.moves import hints, kinds, moves
 
 
 def test_a_block_written_twice_is_one_helper_for_both() -> None:
@@ -113,8 +115,104 @@ def test_a_copy_word_for_word_in_a_sibling_class_belongs_in_a_class_they_share()
     apart = {f.start_line: f.move for f in hints(split, "radon_cc")}
     assert apart[3] == (
         "`Other.on_407` (lines 12-18) is this method word for word: "
-        "one definition in a class they share can serve both."
+        "one definition in a base class for both can serve them."
     )
+    based = split.replace("class Opener:", "class Opener(Handler):").replace(
+        "class Other:", "class Other(Handler):"
+    )
+    shared = {f.start_line: f.move for f in hints(based, "radon_cc")}
+    assert shared[3] == (
+        "`Other.on_407` (lines 12-18) is this method word for word: "
+        "one definition in `Handler`, which both extend, can serve both."
+    )
+
+
+#: One method in two classes, each calling ``{a}`` and ``{b}`` (its own counterpart).
+PARALLEL = """
+class V4Interface:
+    def equal(self, other):
+        same = {a}.equal(self, other)
+        if same is NotImplemented or not same:
+            return same
+        try:
+            return self.network == other.network
+        except AttributeError:
+            return False
+
+
+class V6Interface:
+    def equal(self, other):
+        same = {b}.equal(self, other)
+        if same is NotImplemented or not same:
+            return same
+        try:
+            return self.network == other.network
+        except AttributeError:
+            return False
+"""
+
+
+def test_methods_of_parallel_classes_that_name_their_own_counterparts_are_no_copies() -> None:
+    other = PARALLEL.format(a="V4Address", b="Fallback")
+    assert Kind.COPIED_FUNCTION in kinds(other)  # a value a caller could pass
+    assert Kind.COPIED_FUNCTION not in kinds(PARALLEL.format(a="V4Address", b="V6Address"))
+
+
+#: An initializer that only stores what it is given, in two classes.
+STORES = """
+class {one}:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+        self.c = [a]
+        self.d = [b]
+        self.e = (a, b)
+        self.pair = [a, b]
+        self.rest = (b, a)
+        self.names = {{"a": a, "b": b}}
+        self.count = 0
+        self.seen = set()
+        self.keys = list(self.names)
+        self.more = None
+        self.last = None
+        self.first = None
+        self.size = len(self.keys)
+        self.hits = 0
+        self.misses = 0
+        self.notes = []
+        self.tags = set()
+
+
+class {two}:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+        self.c = [a]
+        self.d = [b]
+        self.e = (a, b)
+        self.pair = [a, b]
+        self.rest = (b, a)
+        self.names = {{"a": a, "b": b}}
+        self.count = 0
+        self.seen = set()
+        self.keys = list(self.names)
+        self.more = None
+        self.last = None
+        self.first = None
+        self.size = len(self.keys)
+        self.hits = 0
+        self.misses = 0
+        self.notes = []
+        self.tags = set()
+"""
+
+
+def test_initializers_that_only_store_in_unrelated_classes_are_no_copies() -> None:
+    def shown(source: str) -> list[str]:  # their size is in the default band
+        return [f.kind for f in analyze_bytes(source.encode(), default_thresholds()).findings]
+
+    assert Kind.COPIED_FUNCTION in shown(STORES.format(one="One(Base)", two="Two(Base)"))
+    assert Kind.COPIED_FUNCTION not in shown(STORES.format(one="One", two="Two"))
 
 
 #: ``first`` and ``second`` of one shape: the first reads ``{a}``, the second ``{b}``.
