@@ -309,8 +309,12 @@ class FrontEnd(Protocol):
     """What :func:`run_front_end` needs of a protocol's server on the :class:`Loop`."""
 
     loop: Loop
-    requests: int
     started: float
+
+    @property
+    def requests(self) -> int:
+        """Requests answered so far."""
+        ...
 
 
 def run_front_end(

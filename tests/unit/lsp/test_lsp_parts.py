@@ -4,10 +4,8 @@ scheduling with a service that answers when the test says so."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -17,14 +15,16 @@ from gzguide.analysis.model import FileReport, Finding
 from gzguide.answer import Answer, FileAnswer
 from gzguide.freshness import CacheState
 from gzguide.lsp import jsonrpc
+from gzguide.lsp.actions import Action, Analyze, ReadBaseline, Send
 from gzguide.lsp.diagnostics import Presenter
 from gzguide.lsp.documents import Document, path_of
 from gzguide.lsp.hover import archetype_pages, covering, parse_archetype_pages
 from gzguide.lsp.lifecycle import HANDLE, IGNORE, Exit, Lifecycle
+from gzguide.lsp.newcode import Baseline
 from gzguide.lsp.positions import LineIndex, index_in_line, units_of
-from gzguide.lsp.server import LspServer
+from gzguide.lsp.session import LspSession
 from gzguide.lsp.timers import Timers
-from gzguide.lsp.types import ContentChange, ErrorMessage, Position, Range
+from gzguide.lsp.types import ContentChange, ErrorMessage, Position, Range, encode
 from gzguide.messages import Hint, to_hint
 from support.paths import DOCS, REPO
 from support.protocol_client import load_schema
@@ -252,70 +252,68 @@ def test_a_hint_that_proposes_no_change_is_a_quiet_diagnostic() -> None:
     assert severities == [3, 2, 4]
 
 
-# == the front end, with a service the test answers ============================================
+# == the session, driven with values: no pipe, no clock =======================================
 
 
-class HeldService:
-    """Keeps every analysis asked of it; the test answers them."""
+class Driver:
+    """Feeds the session messages and analysis answers; keeps what it sends and the
+    analyses it asks for (as the shell would carry them out)."""
 
     def __init__(self) -> None:
-        self.asked: list[tuple[str, bytes, Callable[[Answer], None]]] = []
+        self.session = LspSession()
+        self.asked: list[Analyze] = []
+        self.sent: list[dict[str, Any]] = []
 
-    def analyze_text(
-        self, file_path: str, text: bytes, cursor: int | None, done: Callable[[Answer], None]
-    ) -> None:
-        self.asked.append((file_path, text, done))
+    def feed(self, actions: list[Action]) -> None:
+        for action in actions:
+            match action:
+                case Send(message=message):
+                    self.sent.append(json.loads(encode(message)))
+                case Analyze():
+                    self.asked.append(action)
+                case ReadBaseline(uri=uri):
+                    self.session.baseline_read(uri, Baseline(None, "test"))
+
+    def message(self, **message: Any) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.feed(self.session.frame(body, 0.0))
 
     def answer(self, index: int, lines: int = 1) -> None:
-        path, _, done = self.asked[index]
+        job = self.asked[index]
         finding = Finding("radon_cc", "approaching", 5.0, "arrowhead", "H", "M", 1, lines, 0, 1)
         report = FileReport([finding])
-        done(Answer(path, None, (FileAnswer(path, report, CacheState.MISS),)))
+        answer = Answer(job.path, None, (FileAnswer(job.path, report, CacheState.MISS),))
+        self.feed(self.session.analyzed(job.uri, job.ticket, answer, 1.0))
 
+    def tick(self) -> None:
+        """Every debounce passes."""
+        self.feed(self.session.tick(float("inf")))
 
-class Log:
-    def __getattr__(self, level: str) -> Callable[..., None]:
-        return lambda event, **fields: None
+    def output(self) -> list[dict[str, Any]]:
+        out, self.sent = self.sent, []
+        return out
 
 
 @pytest.fixture
-def front() -> Iterator[tuple[LspServer, HeldService, Callable[[], list[dict[str, Any]]]]]:
-    read_fd, out_fd = os.pipe()
-    os.set_blocking(read_fd, False)
-    service = HeldService()
-    server = LspServer(service, -1, out_fd, Log())
-    buffer = bytearray()
-
-    def output() -> list[dict[str, Any]]:
-        with contextlib.suppress(BlockingIOError):
-            buffer.extend(os.read(read_fd, 1 << 20))
-        messages = []
-        while buffer:
-            head, _, rest = bytes(buffer).partition(b"\r\n\r\n")
-            length = int(head.split(b":")[1])
-            messages.append(json.loads(rest[:length]))
-            del buffer[: len(head) + 4 + length]
-        return messages
-
-    yield server, service, output
-    os.close(read_fd)
-    os.close(out_fd)
+def front() -> tuple[Driver, Driver, Callable[[], list[dict[str, Any]]]]:
+    driver = Driver()
+    return driver, driver, driver.output
 
 
-def send(server: LspServer, **message: Any) -> None:
-    server._frame(json.dumps({"jsonrpc": "2.0", **message}).encode())
+def send(server: Driver, **message: Any) -> None:
+    server.message(**message)
 
 
 URI = "file:///w/a.py"
 
 
-def start(server: LspServer) -> None:
+def start(server: Driver) -> None:
     send(server, id=0, method="initialize", params={"capabilities": {}})
     item = {"uri": URI, "languageId": "python", "version": 1, "text": "x = 1\n"}
     send(server, method="textDocument/didOpen", params={"textDocument": item})
 
 
-def hover(server: LspServer, request_id: int) -> None:
+def hover(server: Driver, request_id: int) -> None:
     position = {"line": 0, "character": 0}
     send(
         server,
@@ -344,14 +342,14 @@ def test_a_waiting_hover_is_cancelled_or_answered(front: Any) -> None:
 def test_a_stale_result_is_not_published(front: Any) -> None:
     server, service, output = front
     start(server)
-    server.timers.tick(float("inf"))  # the debounce passes
+    server.tick()  # the debounce passes
     assert len(service.asked) == 1
     change = {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": "y = 2\n"}]}
     send(server, method="textDocument/didChange", params=change)
-    server.timers.tick(float("inf"))
+    server.tick()
     assert len(service.asked) == 1  # one analysis at a time per document
     service.answer(0)  # for version 1: stale, so version 2 is analyzed now
-    assert len(service.asked) == 2 and service.asked[1][1] == b"y = 2\n"
+    assert len(service.asked) == 2 and service.asked[1].data == b"y = 2\n"
     assert [m.get("method") for m in output()] == [None]  # the initialize answer only
     service.answer(1)
     (published,) = output()
@@ -371,8 +369,8 @@ def test_a_change_answers_waiting_requests_content_modified(front: Any) -> None:
     ]
     service.answer(0)  # version 1's result: stale; version 2 is analyzed after its debounce
     assert len(service.asked) == 1
-    server.timers.tick(float("inf"))
-    assert service.asked[-1][1] == b"z = 3\n"
+    server.tick()
+    assert service.asked[-1].data == b"z = 3\n"
 
 
 def test_shutdown_cancels_waiting_requests(front: Any) -> None:

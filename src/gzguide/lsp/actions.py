@@ -1,0 +1,54 @@
+"""What the LSP session asks of its shell: the only way it acts on the world.
+
+The session (:mod:`gzguide.lsp.session`) decides; the shell (:mod:`gzguide.lsp.server`)
+does: it writes the messages, starts the analyses and reads the baselines, logs, and
+feeds what comes back into the session as events of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from gzguide.lsp.types import Outgoing
+
+
+class Send(msgspec.Struct, frozen=True):
+    """Write ``message`` to the client."""
+
+    message: Outgoing
+
+
+class Analyze(msgspec.Struct, frozen=True):
+    """Analyze a buffer's bytes as the file ``path``; answer with
+    :meth:`LspSession.analyzed` for ``uri`` and ``ticket``."""
+
+    uri: str
+    ticket: int
+    path: str
+    data: bytes
+
+
+class ReadBaseline(msgspec.Struct, frozen=True):
+    """Read what of ``uri``'s text is old code (git ``HEAD``, or ``opened``); answer with
+    :meth:`LspSession.baseline_read` before the next event."""
+
+    uri: str
+    path: str
+    opened: str
+
+
+class Log(msgspec.Struct, frozen=True):
+    """One log record: ``level`` is the logger's method (``info``, ``warning``, ...)."""
+
+    level: str
+    event: str
+    fields: dict[str, Any]
+
+
+class StartCompanions(msgspec.Struct, frozen=True):
+    """The first answer is out: start the worker pool and the other companions."""
+
+
+Action = Send | Analyze | ReadBaseline | Log | StartCompanions
