@@ -35,8 +35,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
+    from gzguide.service import AnalysisService
     from gzguide.workers import Backend
     from gzguide.workers.pool import Pool
+    from gzguide.workspace import ThresholdSource
 
 
 def _positive_float(text: str) -> float:
@@ -279,8 +281,7 @@ def run_server(args: argparse.Namespace) -> int:
 
     out_fd = claim_stdout()  # first: nothing else may ever write to the real stdout
 
-    from gzguide import PROTOCOL_VERSION, __version__, logs
-    from gzguide.daemon import serve
+    from gzguide import logs
     from gzguide.service import AnalysisService
     from gzguide.workers.memo import Memo
     from gzguide.workspace import ThresholdSource
@@ -291,7 +292,7 @@ def run_server(args: argparse.Namespace) -> int:
     logs.configure(args.log_level, log_fd, deferred=True, process="frontend")
     log = logs.get_logger()
     events = logs.event_sink(log)
-    workers = (os.cpu_count() or 1) if args.workers is None else args.workers
+    workers = _workers(args)
     backend, pool = _make_backend(args, workers, events)
     table = ThresholdSource(root, events)
     service = AnalysisService(
@@ -302,27 +303,55 @@ def run_server(args: argparse.Namespace) -> int:
         directory_budget_s=args.analysis_timeout,
         thresholds=table,
     )
-    log.info(
-        "server_start",
-        version=__version__,
-        protocol="lsp-3.17" if args.lsp else PROTOCOL_VERSION,
-        transport="stdio",
-        root=root,
-        workers=workers,
-        analysis_timeout_s=args.analysis_timeout,
-        worker_memory_mib=args.worker_memory or None,
-        thresholds=table.path if table.exists() else "embedded",
-    )
+    log.info("server_start", **_start_fields(args, root, workers, table))
     try:
         companions = [pool] if pool is not None else []
-        if args.lsp:
-            from gzguide.lsp.server import serve_lsp
-
-            return serve_lsp(service, log, out_fd, companions=companions, idle=logs.flush)
-        return serve(service, log, out_fd, companions=companions, idle=logs.flush)
+        return _serve(args, service, log, out_fd, companions)
     finally:
         backend.close()
         logs.flush()
+
+
+def _workers(args: argparse.Namespace) -> int:
+    """``--workers``, or one per CPU when it was not given."""
+    return (os.cpu_count() or 1) if args.workers is None else int(args.workers)
+
+
+def _start_fields(
+    args: argparse.Namespace, root: str, workers: int, table: ThresholdSource
+) -> dict[str, object]:
+    """What the ``server_start`` log line says about this server."""
+    from gzguide import PROTOCOL_VERSION, __version__
+
+    return {
+        "version": __version__,
+        "protocol": "lsp-3.17" if args.lsp else PROTOCOL_VERSION,
+        "transport": "stdio",
+        "root": root,
+        "workers": workers,
+        "analysis_timeout_s": args.analysis_timeout,
+        "worker_memory_mib": args.worker_memory or None,
+        "thresholds": table.path if table.exists() else "embedded",
+    }
+
+
+def _serve(
+    args: argparse.Namespace,
+    service: AnalysisService,
+    log: Any,
+    out_fd: int,
+    companions: list[Pool],
+) -> int:
+    """Run the front end ``--lsp`` asks for until it stops; the exit status."""
+    from gzguide import logs
+
+    if args.lsp:
+        from gzguide.lsp.server import serve_lsp
+
+        return serve_lsp(service, log, out_fd, companions=companions, idle=logs.flush)
+    from gzguide.daemon import serve
+
+    return serve(service, log, out_fd, companions=companions, idle=logs.flush)
 
 
 def _make_backend(

@@ -30,14 +30,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from types import FrameType
-from typing import Any, Final, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 from gzguide import PROTOCOL_VERSION, __version__
 from gzguide.answer import Answer
 from gzguide.framing import (
     DISCARD_CHUNK,
-    NEED_DATA,
     EndOfStream,
+    Event,
     Frame,
     FrameDecoder,
     FramingError,
@@ -74,21 +74,28 @@ def write_all(fd: int, parts: Sequence[bytes | memoryview]) -> None:
     one would wait in the kernel: never a lost answer, never a busy loop.
     """
     try:
-        try:
-            written = os.writev(fd, parts)
-        except BlockingIOError:
-            written = 0
+        written = _gathering_write(fd, parts)
         if written < _size(parts):
-            rest = memoryview(b"".join(parts))[written:]
-            while rest:
-                try:
-                    rest = rest[os.write(fd, rest) :]
-                except BlockingIOError:
-                    _wait_writable(fd)
-    except (BrokenPipeError, ConnectionResetError) as exc:
+            _write_rest(fd, memoryview(b"".join(parts))[written:])
+    except OSError as exc:  # a broken pipe, a reset, EBADF: nobody is listening any more
         raise OutputClosed from exc
-    except OSError as exc:  # EBADF and friends: nobody is listening any more
-        raise OutputClosed from exc
+
+
+def _gathering_write(fd: int, parts: Sequence[bytes | memoryview]) -> int:
+    """How much of ``parts`` one ``writev`` took (nothing, when the pipe is full)."""
+    try:
+        return os.writev(fd, parts)
+    except BlockingIOError:
+        return 0
+
+
+def _write_rest(fd: int, rest: memoryview) -> None:
+    """Write what the gathering write left, waiting whenever the pipe is full."""
+    while rest:
+        try:
+            rest = rest[os.write(fd, rest) :]
+        except BlockingIOError:
+            _wait_writable(fd)
 
 
 def _wait_writable(fd: int) -> None:
@@ -140,6 +147,21 @@ def _timeout_ms(deadline: float | None, now: float, cap_ms: int | None) -> int |
     return wait if cap_ms is None else min(wait, cap_ms)
 
 
+def _earlier(deadline: float | None, due: float | None) -> float | None:
+    """The earlier of two deadlines, either of which may be absent."""
+    if due is None:
+        return deadline
+    return due if deadline is None or due < deadline else deadline
+
+
+class _Watch(NamedTuple):
+    """One turn's poll set and what answering it needs."""
+
+    poller: select.poll
+    owners: dict[int, Companion]
+    deadline: float | None
+
+
 class Loop:
     """The server's one wait, turn by turn: stdin, stdout's hang-up, the companions.
 
@@ -168,6 +190,13 @@ class Loop:
         self.idle: Callable[[], None] = lambda: None
 
     def turn(self, reading: bool) -> None:
+        watch = self._watch(reading)
+        for fd, events in self._wait(watch):
+            self._hand_over(fd, events, watch.owners)
+        self._tick_due(time.monotonic())
+
+    def _watch(self, reading: bool) -> _Watch:
+        """This turn's poll set, who owns each companion descriptor, the earliest deadline."""
         poller = select.poll()
         if reading:
             poller.register(self.in_fd, select.POLLIN)
@@ -178,21 +207,28 @@ class Loop:
             for fd, events in companion.watch():
                 poller.register(fd, events)
                 owners[fd] = companion
-            due = companion.next_deadline()
-            if due is not None and (deadline is None or due < deadline):
-                deadline = due
-        ready = poller.poll(_timeout_ms(deadline, time.monotonic(), IDLE_AFTER_MS))
+            deadline = _earlier(deadline, companion.next_deadline())
+        return _Watch(poller, owners, deadline)
+
+    def _wait(self, watch: _Watch) -> list[tuple[int, int]]:
+        """Poll briefly; if nothing came and nothing is due, call :attr:`idle`, then wait."""
+        deadline = watch.deadline
+        ready = watch.poller.poll(_timeout_ms(deadline, time.monotonic(), IDLE_AFTER_MS))
         if not ready and (deadline is None or time.monotonic() < deadline):
             self.idle()  # nothing to do for a moment: write what was held back
-            ready = poller.poll(_timeout_ms(deadline, time.monotonic(), None))
-        for fd, events in ready:
-            if fd == self.out_fd:
-                raise OutputClosed
-            if fd == self.in_fd:
-                self.read_input()
-            else:
-                owners[fd].ready(fd, events)
-        now = time.monotonic()
+            ready = watch.poller.poll(_timeout_ms(deadline, time.monotonic(), None))
+        return ready
+
+    def _hand_over(self, fd: int, events: int, owners: dict[int, Companion]) -> None:
+        """Give one reported descriptor to whoever reads it."""
+        if fd == self.out_fd:
+            raise OutputClosed
+        if fd == self.in_fd:
+            self.read_input()
+        else:
+            owners[fd].ready(fd, events)
+
+    def _tick_due(self, now: float) -> None:
         for companion in self.companions:
             due = companion.next_deadline()
             if due is not None and due <= now:
@@ -277,17 +313,19 @@ class Server:
 
     def run(self) -> StopReason:
         """Serve until the session ends; why it ended."""
-        decoder = self.decoder
         while self._stop is None:
             if self._pending is not None:
                 self.loop.turn(reading=False)  # an answer is owed: nothing more is read
                 continue
-            event = decoder.next_event()
-            if event is NEED_DATA:
-                self.loop.turn(reading=True)
-            elif isinstance(event, Frame):
+            self._event(self.decoder.next_event())
+        return self._stop
+
+    def _event(self, event: Event) -> None:
+        """React to one decoder event: a request, a framing fault, more reading, the end."""
+        match event:
+            case Frame():
                 self._frame(event)
-            elif isinstance(event, FramingError):
+            case FramingError():
                 self.send(Session.framing_error(event.message))
                 self.log.warning(
                     "framing_error",
@@ -295,14 +333,15 @@ class Server:
                     declared_length=event.declared_length,
                     outcome="-32700",
                 )
-            elif isinstance(event, Realigned):
+            case Realigned():
                 self.log.info(
                     "framing_realigned", kind=str(event.kind), bytes_discarded=event.discarded_bytes
                 )
-            elif isinstance(event, EndOfStream):
+            case EndOfStream():
                 self.log.info("end_of_input", truncated=event.truncated)
-                return StopReason.END_OF_INPUT
-        return self._stop
+                self._stop = StopReason.END_OF_INPUT
+            case _:  # NEED_DATA
+                self.loop.turn(reading=True)
 
 
 class FrontEnd(Protocol):

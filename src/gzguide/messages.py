@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import codecs
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Annotated, Any, Final, NamedTuple, TypeVar
 
 import msgspec
 
 from gzguide.analysis.model import FileReport, Finding
-from gzguide.answer import Answer
+from gzguide.answer import Answer, FileAnswer
 from gzguide.freshness import content_digest
 
 PARSE_ERROR: Final = -32700
@@ -181,17 +182,9 @@ def decode_request(body: bytes) -> Request | ErrorResponse:
     """Validate a frame body as far as the envelope: JSON, object, id, method."""
     if not _is_utf8(body):
         return error_response(None, PARSE_ERROR, "Parse error: body is not valid UTF-8")
-    try:
-        envelope = _envelope_decoder.decode(body)
-    except msgspec.ValidationError as exc:
-        syntax = _syntax_error(body)
-        if syntax is not None:
-            return error_response(None, PARSE_ERROR, f"Parse error: {syntax}")
-        return error_response(None, INVALID_REQUEST, f"Invalid Request: {exc}")
-    except msgspec.DecodeError as exc:
-        return error_response(None, PARSE_ERROR, f"Parse error: {exc}")
-    except RecursionError:
-        return error_response(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
+    envelope = _decode_envelope(body)
+    if isinstance(envelope, ErrorResponse):
+        return envelope
     method = _decode_method(envelope.method)
     if method is None:
         return error_response(
@@ -199,6 +192,26 @@ def decode_request(body: bytes) -> Request | ErrorResponse:
         )
     params = envelope.params if envelope.params else None
     return Request(id=envelope.id, method=method, params=params)
+
+
+def _decode_envelope(body: bytes) -> _Envelope | ErrorResponse:
+    """The envelope of a UTF-8 body, or the error for a body that is not JSON or no request."""
+    try:
+        return _envelope_decoder.decode(body)
+    except msgspec.ValidationError as exc:
+        return _not_an_envelope(body, exc)
+    except msgspec.DecodeError as exc:
+        return error_response(None, PARSE_ERROR, f"Parse error: {exc}")
+    except RecursionError:
+        return error_response(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
+
+
+def _not_an_envelope(body: bytes, exc: msgspec.ValidationError) -> ErrorResponse:
+    """A body the envelope decoder refused: not JSON after all, or JSON that is no request."""
+    syntax = _syntax_error(body)
+    if syntax is not None:
+        return error_response(None, PARSE_ERROR, f"Parse error: {syntax}")
+    return error_response(None, INVALID_REQUEST, f"Invalid Request: {exc}")
 
 
 class _TextAnalyzeEnvelope(msgspec.Struct):
@@ -356,6 +369,52 @@ class _Held:
         self.start = start
         self.after = after
 
+    def known_in(self, body: bytes) -> TextAnalyze | None:
+        """``body`` as a request whose text is this one, if it is (see :class:`TextRequests`).
+
+        The token is looked for where it was in its body, counting from either end;
+        where it is found and the body stands for the text, that place is remembered.
+        """
+        token = self.token
+        length = len(token)
+        for start in {self.start, len(body) - self.after - length}:
+            if not _token_at(body, token, start):
+                continue
+            head, tail = body[:start], body[start + length :]
+            small = _small_request(head, tail)
+            if small is None:
+                continue
+            self.start, self.after = start, len(tail)
+            request_id, params = small
+            path_params = AnalyzeParams(params.file_path, params.cursor_position)
+            return TextAnalyze(request_id, path_params, self.text)
+        return None
+
+
+def _token_at(body: bytes, token: msgspec.Raw, start: int) -> bool:
+    """Whether ``token`` is in ``body``, byte for byte, at ``start``."""
+    return start >= 0 and start + len(token) <= len(body) and body.startswith(token, start)
+
+
+def _small_request(head: bytes, tail: bytes) -> tuple[RequestId, AnalyzeTextParams] | None:
+    """The request ``head``, a short text, ``tail`` make, when the text's place is the
+    text's string: its id and params with ``""`` for the text; else None."""
+    empty = _probe_text(head, tail, b"")
+    if empty is None or _probe_text(head, tail, b"a") is None:
+        return None
+    return empty
+
+
+def _probe_text(
+    head: bytes, tail: bytes, text: bytes
+) -> tuple[RequestId, AnalyzeTextParams] | None:
+    """The request with ``text`` between ``head`` and ``tail``, if it is valid and that text is
+    its ``text``."""
+    probe = _decode_probe(b'%b"%b"%b' % (head, text, tail))
+    if probe is None or probe[1].text != text.decode("ascii"):
+        return None
+    return probe
+
 
 class TextRequests:
     """1.1 ``analyze`` bodies decoded, knowing a text sent again without reading it.
@@ -394,40 +453,29 @@ class TextRequests:
         return decoded
 
     def _known(self, body: bytes) -> TextAnalyze | None:
-        size = len(body)
+        """The most recent held text ``body`` sends again, as its request; it becomes the
+        most recent."""
         held_texts = self._held
         for index in range(len(held_texts) - 1, -1, -1):
-            held = held_texts[index]
-            token = held.token
-            length = len(token)
-            for start in {held.start, size - held.after - length}:
-                if start < 0 or start + length > size or not body.startswith(token, start):
-                    continue
-                head, tail = body[:start], body[start + length :]
-                empty = _decode_probe(b'%b""%b' % (head, tail))
-                if empty is None or empty[1].text != "":
-                    continue
-                one = _decode_probe(b'%b"a"%b' % (head, tail))
-                if one is None or one[1].text != "a":
-                    continue
-                held.start, held.after = start, len(tail)
+            known = held_texts[index].known_in(body)
+            if known is not None:
                 held_texts.append(held_texts.pop(index))
-                request_id, params = empty
-                path_params = AnalyzeParams(params.file_path, params.cursor_position)
-                return TextAnalyze(request_id, path_params, held.text)
+                return known
         return None
 
     def _hold(self, body: bytes, text: BufferText) -> None:
         token = text.token
         assert token is not None
-        if len(token) > self.max_bytes:
-            return
-        start = _find_token(body, token)
+        start = _find_token(body, token) if len(token) <= self.max_bytes else None
         if start is None:
             return
         for held in self._held:
             held.text.release()  # a request holds its text's bytes while it is answered
         self._held.append(_Held(text, token, start, len(body) - start - len(token)))
+        self._trim()
+
+    def _trim(self) -> None:
+        """Let go of the oldest texts until as many and as large as are held remain."""
         total = sum(len(held.token) for held in self._held)
         while len(self._held) > self.max_texts or total > self.max_bytes:
             total -= len(self._held.pop(0).token)
@@ -497,14 +545,20 @@ def decode_params(params: msgspec.Raw | None, kind: type[P]) -> P:
     try:
         result: P = _param_decoders[kind].decode(params)
     except msgspec.ValidationError as exc:
-        if kind is AnalyzeParams and _is_cursor_out_of_range(exc):
-            return _analyze_params_far_cursor(params)  # type: ignore[return-value]
-        if kind is AnalyzeTextParams and _is_cursor_out_of_range(exc):
-            return _analyze_text_params_far_cursor(params)  # type: ignore[return-value]
-        raise ParamsError(f"Invalid params: {_params_path(exc)}") from None
+        return _invalid_params(params, kind, exc)
     except (msgspec.DecodeError, RecursionError):
         raise ParamsError("Invalid params: params could not be decoded") from None
     return result
+
+
+def _invalid_params(params: msgspec.Raw, kind: type[P], exc: msgspec.ValidationError) -> P:
+    """Params of ``kind`` the decoder refused: valid after all if the cursor was only too long
+    an integer (:data:`FAR_CURSOR`); else :class:`ParamsError` saying what is wrong."""
+    far_cursor = _far_cursor_decoders.get(kind)
+    if far_cursor is not None and _is_cursor_out_of_range(exc):
+        result: P = far_cursor(params)
+        return result
+    raise ParamsError(f"Invalid params: {_params_path(exc)}") from None
 
 
 #: What a ``cursor_position`` too long for Python's int conversion (more than 4300
@@ -554,6 +608,13 @@ def _analyze_text_params_far_cursor(params: msgspec.Raw) -> AnalyzeTextParams:
     if not bytes(wire.cursor_position).isdigit():
         raise ParamsError("Invalid params: `params.cursor_position` must be >= 0")
     return AnalyzeTextParams(file_path=wire.file_path, cursor_position=FAR_CURSOR, text=wire.text)
+
+
+#: How each kind of params with a cursor is decoded when its cursor is too long to convert.
+_far_cursor_decoders: Final[dict[type[Any], Callable[[msgspec.Raw], Any]]] = {
+    AnalyzeParams: _analyze_params_far_cursor,
+    AnalyzeTextParams: _analyze_text_params_far_cursor,
+}
 
 
 def _params_path(exc: msgspec.ValidationError) -> str:
@@ -629,18 +690,25 @@ class ResponseEncoder:
         files = answer.files
         if answer.directory or len(files) != 1 or not self.max_answers:
             return _encoder.encode(answer_hints(answer))
-        part = files[0]
+        return self._file_hints(answer, files[0])
+
+    def _file_hints(self, answer: Answer, part: FileAnswer) -> bytes:
+        """The encoded hints of a one-file answer: those held for its report, if any."""
         key = (part.hint_path, answer.cursor)
         held = self._held.get(key)
         if held is not None and held[0] is part.report:
             self._held.move_to_end(key)
             return held[1]
         encoded = _encoder.encode(answer_hints(answer))
-        self._held[key] = (part.report, encoded)
+        self._hold(key, part.report, encoded)
+        return encoded
+
+    def _hold(self, key: tuple[str, int | None], report: FileReport, encoded: bytes) -> None:
+        """Keep ``encoded`` as the hints of ``key`` for ``report``, the oldest let go."""
+        self._held[key] = (report, encoded)
         self._held.move_to_end(key)
         while len(self._held) > self.max_answers:
             self._held.popitem(last=False)
-        return encoded
 
 
 _plain: Final = ResponseEncoder(max_answers=0)

@@ -244,29 +244,40 @@ class AnalysisService:
     def _analyze_directory(
         self, requested: str, target: str, table: Thresholds, done: _Once
     ) -> None:
-        budget = self.directory_budget_s
-        started = time.monotonic()
-        start_by = None if budget is None else started + budget
-        # The listing gets part of the budget only: a folder too big to list in time
-        # still has files analyzed, instead of a budget spent before the first one.
-        listed_by = None if budget is None else started + budget * LISTING_SHARE
+        start_by, listed_by = self._directory_deadlines(time.monotonic())
         walk = Walk(target, listed_by)
         relatives = walk.files()
         gather = _Gather(requested, len(relatives), walk.complete, done)
         if not relatives:
             done(Answer(requested, None, (), True, walk.complete))
             return
-        memo, fingerprint = self.memo, table.fingerprint
+        fingerprint = table.fingerprint
         for index, relative in enumerate(relatives):
             path = os.path.join(target, relative)
             hint_path = join_request_path(requested, relative)
             st = stat_or_none(path)
-            known = memo.lookup(path, st, fingerprint) if memo is not None else None
+            known = self._remembered(path, st, fingerprint)
             if known is not None:
                 gather.put(index, _part(hint_path, known))
             else:
                 finished = self._file_finished(gather, index, hint_path, path, st, fingerprint)
                 self.backend.submit(Job(path, table, start_by), finished)
+
+    def _directory_deadlines(self, started: float) -> tuple[float | None, float | None]:
+        """When a directory request's files must have started, and its listing ended (if ever).
+
+        The listing gets part of the budget only: a folder too big to list in time
+        still has files analyzed, instead of a budget spent before the first one.
+        """
+        budget = self.directory_budget_s
+        if budget is None:
+            return None, None
+        return started + budget, started + budget * LISTING_SHARE
+
+    def _remembered(self, path: str, st: os.stat_result | None, fingerprint: str) -> Outcome | None:
+        """The memo's outcome for this version of ``path``, if there is a memo and it has one."""
+        memo = self.memo
+        return memo.lookup(path, st, fingerprint) if memo is not None else None
 
     def _file_finished(
         self,

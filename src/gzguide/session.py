@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable
 from typing import Final
 
 import msgspec
 
 from gzguide import PROTOCOL_VERSION
-from gzguide.answer import Answer
+from gzguide.answer import Answer, WorkerRef
 from gzguide.messages import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -62,6 +63,7 @@ from gzguide.messages import (
     RequestId,
     Response,
     ResultResponse,
+    TextAnalyze,
     TextRequests,
     decode_params,
     decode_request,
@@ -155,25 +157,38 @@ class RequestRecord(msgspec.Struct, frozen=True):
         }
         if self.protocol is not None:
             fields["protocol"] = self.protocol
-        answer = self.answer
-        if answer is None:
-            return fields
-        fields["hints"] = answer.hint_count()
-        fields["file_path"] = answer.path
-        if answer.text_bytes is not None:
-            fields.update(source="text", text_bytes=answer.text_bytes)
-        if answer.directory:
-            states: dict[str, int] = {}
-            for part in answer.files:
-                states[part.cache.value] = states.get(part.cache.value, 0) + 1
-            fields.update(files=len(answer.files), cache=states)
-            if not answer.walk_complete:
-                fields["walk_complete"] = False
-        elif answer.files:
-            (part,) = answer.files
-            worker = part.worker.as_log() if part.worker is not None else None
-            fields.update(cache=part.cache.value, worker=worker)
+        if self.answer is not None:
+            fields.update(_answer_fields(self.answer))
         return fields
+
+
+def _answer_fields(answer: Answer) -> dict[str, object]:
+    """What a request's log line says about its answer."""
+    fields: dict[str, object] = {"hints": answer.hint_count(), "file_path": answer.path}
+    if answer.text_bytes is not None:
+        fields.update(source="text", text_bytes=answer.text_bytes)
+    if answer.directory:
+        fields.update(_directory_fields(answer))
+    elif answer.files:
+        (part,) = answer.files
+        fields.update(cache=part.cache.value, worker=_worker_field(part.worker))
+    return fields
+
+
+def _directory_fields(answer: Answer) -> dict[str, object]:
+    """How many files a directory answer has, how many of each cache state, whether the
+    listing was cut short."""
+    states: dict[str, int] = {}
+    for part in answer.files:
+        states[part.cache.value] = states.get(part.cache.value, 0) + 1
+    fields: dict[str, object] = {"files": len(answer.files), "cache": states}
+    if not answer.walk_complete:
+        fields["walk_complete"] = False
+    return fields
+
+
+def _worker_field(worker: WorkerRef | None) -> object:
+    return worker.as_log() if worker is not None else None
 
 
 class Reply(msgspec.Struct, frozen=True):
@@ -215,26 +230,39 @@ class Session:
     def handle_body(self, body: bytes) -> Reply | Pending:
         """Answer one complete frame body, or say that its answer is the service's to give."""
         size = len(body)
-        if self.protocol is not None and self.protocol.text:
-            fast = self.texts.decode(body)  # what a 1.1 session sends most, in one pass
-            if fast is not None:
-                return Pending(fast.id, fast.params, size, fast.text)
+        fast = self._text_analyze(body)
+        if fast is not None:
+            return Pending(fast.id, fast.params, size, fast.text)
         decoded = decode_request(body)
         if isinstance(decoded, ErrorResponse):
             return Reply(decoded, RequestRecord(decoded.id, None, _outcome(decoded), size))
-        method = decoded.method
-        if method == "initialize":
-            response, stop, protocol = self._initialize(decoded)
-            record = RequestRecord(decoded.id, method, _outcome(response), size, protocol=protocol)
-            return Reply(response, record, stop)
-        if method == "analyze":
-            return self._analyze(decoded, size)
-        if method == "shutdown":
-            bye = ResultResponse(decoded.id, EmptyResult())
-            return self._reply(decoded, size, bye, StopReason.SHUTDOWN)
-        message = f"Method not found: {method!r}"
-        unknown = error_response(decoded.id, METHOD_NOT_FOUND, message)
-        return Reply(unknown, RequestRecord(decoded.id, None, _outcome(unknown), size))
+        handler = _HANDLERS.get(decoded.method)
+        if handler is None:
+            return self._unknown_method(decoded, size)
+        return handler(self, decoded, size)
+
+    def _text_analyze(self, body: bytes) -> TextAnalyze | None:
+        """A 1.1 session's analyze request (what it sends most), decoded in one pass."""
+        if self.protocol is None or not self.protocol.text:
+            return None
+        return self.texts.decode(body)
+
+    def _initialize_reply(self, request: Request, size: int) -> Reply:
+        response, stop, protocol = self._initialize(request)
+        record = RequestRecord(
+            request.id, request.method, _outcome(response), size, protocol=protocol
+        )
+        return Reply(response, record, stop)
+
+    def _shutdown(self, request: Request, size: int) -> Reply:
+        bye = ResultResponse(request.id, EmptyResult())
+        return self._reply(request, size, bye, StopReason.SHUTDOWN)
+
+    @staticmethod
+    def _unknown_method(request: Request, size: int) -> Reply:
+        message = f"Method not found: {request.method!r}"
+        unknown = error_response(request.id, METHOD_NOT_FOUND, message)
+        return Reply(unknown, RequestRecord(request.id, None, _outcome(unknown), size))
 
     def answered(self, pending: Pending, answer: Answer) -> Reply:
         """The reply to a pending analyze request, once the service has answered it."""
@@ -294,3 +322,11 @@ class Session:
             text = BufferText(params.text.encode("utf-8"))
             return Pending(request.id, path_params, size, text)
         return Pending(request.id, path_params, size)
+
+
+#: What answers each method the protocol has.
+_HANDLERS: Final[dict[str, Callable[[Session, Request, int], Reply | Pending]]] = {
+    "initialize": Session._initialize_reply,
+    "analyze": Session._analyze,
+    "shutdown": Session._shutdown,
+}

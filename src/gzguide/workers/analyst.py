@@ -14,7 +14,7 @@ import stat
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Final
+from typing import Final, TypeAlias
 
 from gzguide.analysis.engine import Measured, evaluate, measure
 from gzguide.analysis.facts.parsed import parse_module
@@ -57,6 +57,15 @@ def _measure_bytes(data: bytes) -> Measured | None:
         return None
 
 
+#: A cache entry for a request, and how it was obtained.
+_Found: TypeAlias = tuple[Entry[Measured | None], CacheState]
+
+
+def _analyzable(st: os.stat_result) -> bool:
+    """Whether a file with this stat is one to analyze: a regular file, not too large."""
+    return stat.S_ISREG(st.st_mode) and st.st_size <= MAX_SOURCE_BYTES
+
+
 class Analyst:
     def __init__(
         self,
@@ -72,27 +81,47 @@ class Analyst:
 
     def analyze(self, path: str, thresholds: Thresholds) -> Outcome:
         """The report of the file at ``path`` under ``thresholds``, and how it was obtained."""
-        try:
-            st = os.stat(path)
-        except (OSError, ValueError):
-            self.cache.discard(path)
+        st = self._source_stat(path)
+        found = None if st is None else self._entry(path, identity_of(st))
+        if found is None:
             return Outcome(EMPTY_REPORT, CacheState.UNANALYZABLE)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
-            self.cache.discard(path)
-            return Outcome(EMPTY_REPORT, CacheState.UNANALYZABLE)
-        identity = identity_of(st)
-        entry = self.cache.get(path)
-        state = CacheState.HIT
-        if entry is not None and entry.identity == identity and entry.is_racy():
-            entry, state = self._verify(path, entry)
-        if entry is None or entry.identity != identity:
-            loaded = self._load(path, identity)
-            if loaded is None:
-                return Outcome(EMPTY_REPORT, CacheState.UNANALYZABLE)
-            entry, parsed = loaded
-            # Bytes parsed already (for a buffer since saved, or another file) are a hit.
-            state = CacheState.MISS if parsed else CacheState.HIT
+        entry, state = found
         return self._outcome(entry, state, thresholds)
+
+    def _source_stat(self, path: str) -> os.stat_result | None:
+        """The stat of the file at ``path`` when it is one to analyze; else None, and what
+        the cache held for it goes."""
+        try:
+            st: os.stat_result | None = os.stat(path)
+        except (OSError, ValueError):
+            st = None
+        if st is None or not _analyzable(st):
+            self.cache.discard(path)
+            return None
+        return st
+
+    def _entry(self, path: str, identity: Identity) -> _Found | None:
+        """The entry of this version of the file, cached or read now; None if unreadable."""
+        cached = self._cached(path, identity)
+        return cached if cached is not None else self._fresh(path, identity)
+
+    def _cached(self, path: str, identity: Identity) -> _Found | None:
+        """The cached entry of this version of the file, checked again if it is racy."""
+        entry = self.cache.get(path)
+        if entry is None or entry.identity != identity:
+            return None
+        if entry.is_racy():
+            return self._verify(path, entry)
+        return entry, CacheState.HIT
+
+    def _fresh(self, path: str, identity: Identity) -> _Found | None:
+        """The file read and parsed anew (unless its bytes were parsed already)."""
+        loaded = self._load(path, identity)
+        if loaded is None:
+            return None
+        entry, parsed = loaded
+        # Bytes parsed already (for a buffer since saved, or another file) are a hit.
+        return entry, CacheState.MISS if parsed else CacheState.HIT
 
     def analyze_text(self, path: str, text: Text, thresholds: Thresholds) -> Outcome:
         """The report of a buffer of ``path``'s file holding ``text``; the file is not read.
@@ -130,15 +159,13 @@ class Analyst:
         assert isinstance(report, FileReport)
         return Outcome(report, state, entry.identity, entry.read_at_ns, digest=entry.digest)
 
-    def _verify(
-        self, path: str, entry: Entry[Measured | None]
-    ) -> tuple[Entry[Measured | None] | None, CacheState]:
+    def _verify(self, path: str, entry: Entry[Measured | None]) -> _Found | None:
         """Re-read a racy entry's file: keep it if its bytes are unchanged."""
         now = time.time_ns()
         data = read_source_bytes(path)
         if data is None or content_digest(data) != entry.digest:
             self.cache.discard(path)
-            return None, CacheState.MISS
+            return None
         entry.read_at_ns = now
         return entry, CacheState.RACY
 

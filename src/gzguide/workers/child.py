@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from gzguide.workers import Outcome
     from gzguide.workers.analyst import Analyst
     from gzguide.workers.cache import FileCache
-    from gzguide.workers.ipc import Job
+    from gzguide.workers.ipc import Job, JobReader
 
 #: How often the watchdog checks that the parent is still alive.
 WATCHDOG_PERIOD_S = 0.25
@@ -174,57 +174,84 @@ def main(argv: list[str] | None = None) -> int:
 
     from gzguide import logs
     from gzguide.workers.analyst import Analyst
-    from gzguide.workers.ipc import ProtocolError, Ready, Result, job_reader, pack
+    from gzguide.workers.ipc import job_reader
 
     logs.quiet_stray_output()
     logs.configure(args.log_level, logs.open_log_fd(args.log_file), process=f"worker-{args.index}")
     log = logs.get_logger().bind(worker={"index": args.index, "pid": os.getpid()})
-    if args.memory_mib:
-        problem = _limit_heap(args.memory_mib)
-        if problem is not None:
-            log.warning("memory_limit_unavailable", memory_mib=args.memory_mib, error=problem)
-    analyst = (
-        Analyst(logs.event_sink(log), max_weight=args.cache_bytes)
-        if args.cache_bytes
-        else Analyst(logs.event_sink(log))
-    )
-    tables = Tables()
-    reader = job_reader()
-    out = args.results_fd
-    collector = Collector(args.jobs_fd, analyst.cache)
-
-    def send(data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(out, view) :]
-
+    _limit_memory(args.memory_mib, log)
+    sink = logs.event_sink(log)
+    analyst = Analyst(sink, max_weight=args.cache_bytes) if args.cache_bytes else Analyst(sink)
+    worker = Worker(args.jobs_fd, args.results_fd, analyst, job_reader())
     try:
-        send(pack(Ready(pid=os.getpid())))
-        while True:
-            chunk = os.read(args.jobs_fd, 1 << 16)
-            if not chunk:
-                return 0
-            reader.feed(chunk)
-            jobs = reader.jobs()
-            if reader.broken is not None:
-                raise ProtocolError(f"the job pipe holds something else: {reader.broken}")
-            for job, text in jobs:
-                outcome = analyze(analyst, job, text, tables.for_job(job))
-                send(
-                    pack(
-                        Result(
-                            seq=job.seq,
-                            report=outcome.report,
-                            cache=outcome.cache,
-                            identity=outcome.identity,
-                            read_at_ns=outcome.read_at_ns,
-                            digest=outcome.digest,
-                        )
-                    )
-                )
-                collector.after_job()
+        return worker.serve()
     except (BrokenPipeError, ConnectionResetError):
         return 0  # the frontend is gone
+
+
+def _limit_memory(memory_mib: int | None, log: Any) -> None:
+    """Cap the heap when ``--memory-mib`` asks for it; a warning if the cap cannot be set."""
+    if not memory_mib:
+        return
+    problem = _limit_heap(memory_mib)
+    if problem is not None:
+        log.warning("memory_limit_unavailable", memory_mib=memory_mib, error=problem)
+
+
+class Worker:
+    """Answers the jobs that arrive on one pipe on the other, one by one, until EOF."""
+
+    def __init__(self, jobs_fd: int, results_fd: int, analyst: Analyst, reader: JobReader) -> None:
+        self.jobs_fd = jobs_fd
+        self.results_fd = results_fd
+        self.analyst = analyst
+        self.tables = Tables()
+        self.reader = reader
+        self.collector = Collector(jobs_fd, analyst.cache)
+
+    def serve(self) -> int:
+        """Say the worker is ready, then answer jobs until the job pipe ends; exit status 0."""
+        from gzguide.workers.ipc import Ready, pack
+
+        self.send(pack(Ready(pid=os.getpid())))
+        while chunk := os.read(self.jobs_fd, 1 << 16):
+            self._received(chunk)
+        return 0
+
+    def _received(self, chunk: bytes) -> None:
+        """Answer every job ``chunk`` completes."""
+        from gzguide.workers.ipc import ProtocolError
+
+        reader = self.reader
+        reader.feed(chunk)
+        jobs = reader.jobs()
+        if reader.broken is not None:
+            raise ProtocolError(f"the job pipe holds something else: {reader.broken}")
+        for job, text in jobs:
+            self._answer(job, text)
+
+    def _answer(self, job: Job, text: bytes | None) -> None:
+        from gzguide.workers.ipc import Result, pack
+
+        outcome = analyze(self.analyst, job, text, self.tables.for_job(job))
+        self.send(
+            pack(
+                Result(
+                    seq=job.seq,
+                    report=outcome.report,
+                    cache=outcome.cache,
+                    identity=outcome.identity,
+                    read_at_ns=outcome.read_at_ns,
+                    digest=outcome.digest,
+                )
+            )
+        )
+        self.collector.after_job()
+
+    def send(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.results_fd, view) :]
 
 
 if __name__ == "__main__":

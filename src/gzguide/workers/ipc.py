@@ -163,29 +163,43 @@ class JobReader(_Reader):
     def jobs(self) -> list[tuple[Job, bytes | None]]:
         """Every job received whole (its text included), in order."""
         out, self._done = self._done, []
-        while self.broken is None:
-            if self._waiting is not None:
-                if not self._buf:
-                    break
-                rest = self._take(bytes(self._buf))
-                self._buf = bytearray(rest)
-                out += self._done
-                self._done = []
-                continue
-            message = self._next()
-            if message is None:
-                break
-            assert isinstance(message, Job)  # what the job pipe's decoder decodes
-            if message.text_bytes > MAX_MESSAGE_BYTES:
-                self._break(f"a text of {message.text_bytes} bytes")
-                break
-            if message.text_digest is None:
-                out.append((message, None))
-            elif not message.text_bytes:
-                out.append((message, b""))
-            else:
-                self._waiting, self._missing, self._pieces = message, message.text_bytes, []
+        while self.broken is None and self._next_step(out):
+            pass
         return out
+
+    def _next_step(self, out: list[tuple[Job, bytes | None]]) -> bool:
+        """Take what the buffer holds next (a job, or text bytes of the waiting job), adding
+        the jobs it completes to ``out``; whether it held anything."""
+        if self._waiting is not None:
+            return self._text_from_buffer(out)
+        message = self._next()
+        if message is None:
+            return False
+        assert isinstance(message, Job)  # what the job pipe's decoder decodes
+        if message.text_bytes > MAX_MESSAGE_BYTES:
+            self._break(f"a text of {message.text_bytes} bytes")
+            return False
+        self._arrived(message, out)
+        return True
+
+    def _text_from_buffer(self, out: list[tuple[Job, bytes | None]]) -> bool:
+        """Give the buffered bytes to the waiting job's text; whether there were any."""
+        if not self._buf:
+            return False
+        rest = self._take(bytes(self._buf))
+        self._buf = bytearray(rest)
+        out += self._done
+        self._done = []
+        return True
+
+    def _arrived(self, job: Job, out: list[tuple[Job, bytes | None]]) -> None:
+        """A job's message is in: the job is whole unless text bytes follow it."""
+        if job.text_digest is None:
+            out.append((job, None))
+        elif not job.text_bytes:
+            out.append((job, b""))
+        else:
+            self._waiting, self._missing, self._pieces = job, job.text_bytes, []
 
     def _take(self, data: bytes) -> bytes:
         """Take the waiting job's text bytes from the front of ``data``; what is left of it."""

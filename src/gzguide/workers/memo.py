@@ -76,15 +76,26 @@ class Memo:
         if st is None:
             return None
         identity = identity_of(st)
+        stored = self._stored(path, identity, table)
+        return stored if stored is not None else self._quarantined(path, identity)
+
+    def _stored(self, path: str, identity: Identity, table: str) -> Outcome | None:
+        """The report stored for this version of ``path`` under ``table``, if any."""
         entry = self._entries.get(path)
         if entry is not None and entry[0] == identity and entry[1] == table:
             self._entries.move_to_end(path)
             return entry[2]
+        return None
+
+    def _quarantined(self, path: str, identity: Identity) -> Outcome | None:
+        """The quarantine's answer for this version of ``path``, while it lasts; a quarantine
+        of another version, or one that is over, ends."""
         held = self._quarantine.get(path)
-        if held is not None:
-            if held[0] == identity and time.monotonic() < held[1]:
-                return _QUARANTINED
-            del self._quarantine[path]
+        if held is None:
+            return None
+        if held[0] == identity and time.monotonic() < held[1]:
+            return _QUARANTINED
+        del self._quarantine[path]
         return None
 
     def store(self, path: str, st: os.stat_result | None, table: str, outcome: Outcome) -> None:

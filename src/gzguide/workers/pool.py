@@ -27,7 +27,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
@@ -118,20 +118,13 @@ class Pool:
         if self.closed:
             return
         self.closed = True
-        processes = [p for p in self._processes if p is not None]
+        processes = self._live()
         for process in processes:
             with contextlib.suppress(OSError):
                 os.close(process.jobs_fd)  # EOF: the worker finishes and exits
         deadline = time.monotonic() + CLOSE_GRACE_S
         for process in processes:
-            reason = WorkerEnd.CLOSED
-            try:
-                process.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                process.proc.kill()
-                process.proc.wait()
-                reason = WorkerEnd.KILLED_ON_CLOSE
-            self._log_exit(process, reason)
+            self._log_exit(process, _reap_by(process, deadline))
             with contextlib.suppress(OSError):
                 os.close(process.results_fd)
         self._processes = [None] * self.size
@@ -147,11 +140,10 @@ class Pool:
     def watch(self) -> list[tuple[int, int]]:
         """The descriptors to poll, with their events."""
         watched = []
-        for process in self._processes:
-            if process is not None:
-                watched.append((process.results_fd, select.POLLIN))
-                if process.outbox:
-                    watched.append((process.jobs_fd, select.POLLOUT))
+        for process in self._live():
+            watched.append((process.results_fd, select.POLLIN))
+            if process.outbox:
+                watched.append((process.jobs_fd, select.POLLOUT))
         return watched
 
     def ready(self, fd: int, events: int) -> None:
@@ -180,7 +172,11 @@ class Pool:
     # -- for tests and logs ------------------------------------------------------------------
 
     def pids(self) -> list[int]:
-        return [p.proc.pid for p in self._processes if p is not None]
+        return [p.proc.pid for p in self._live()]
+
+    def _live(self) -> list[_Process]:
+        """The workers running now, by slot."""
+        return [p for p in self._processes if p is not None]
 
     def affinity(self, path: str) -> int:
         return self.scheduler.affinity(path)
@@ -205,25 +201,32 @@ class Pool:
             self._acting = False
 
     def _do(self, action: Action) -> None:
-        if isinstance(action, Send):
-            process = self._processes[action.slot]
-            if process is not None:
-                process.outbox.append(memoryview(action.data))
-                if action.text:
-                    process.outbox.append(memoryview(action.text))
-                self._flush(action.slot)
-        elif isinstance(action, Complete):
-            _job, done = self._jobs.pop(action.token)
-            done(action.outcome)
-        elif isinstance(action, Notice):
-            self._emit(action.event, **action.fields)
-        elif isinstance(action, Spawn):
-            self._actions.extend(self._spawn(action.slot))
-        elif isinstance(action, Retire):
-            self._retire(action.slot, action.reason)
-        elif isinstance(action, GiveUp):
-            stranded = [self._jobs.pop(token) for token in action.tokens]
-            self.on_unavailable(action.reason, stranded)
+        _REACTIONS[type(action)](self, action)
+
+    def _send(self, action: Send) -> None:
+        process = self._processes[action.slot]
+        if process is not None:
+            process.outbox.append(memoryview(action.data))
+            if action.text:
+                process.outbox.append(memoryview(action.text))
+            self._flush(action.slot)
+
+    def _complete(self, action: Complete) -> None:
+        _job, done = self._jobs.pop(action.token)
+        done(action.outcome)
+
+    def _notice(self, action: Notice) -> None:
+        self._emit(action.event, **action.fields)
+
+    def _start_worker(self, action: Spawn) -> None:
+        self._actions.extend(self._spawn(action.slot))
+
+    def _end_worker(self, action: Retire) -> None:
+        self._retire(action.slot, action.reason)
+
+    def _hand_back(self, action: GiveUp) -> None:
+        stranded = [self._jobs.pop(token) for token in action.tokens]
+        self.on_unavailable(action.reason, stranded)
 
     def _fail_stranded(self, reason: str, stranded: Sequence[tuple[Job, Done]]) -> None:
         """Without anyone to take them, jobs handed back fail."""
@@ -233,24 +236,8 @@ class Pool:
 
     def _flush(self, slot: int) -> None:
         process = self._processes[slot]
-        if process is None:
-            return
-        outbox = process.outbox
-        while outbox:
-            try:
-                written = os.writev(process.jobs_fd, list(itertools.islice(outbox, WRITEV_BUFFERS)))
-            except BlockingIOError:
-                return  # the pipe is full: the rest goes when the worker reads
-            except OSError:
-                outbox.clear()  # it is gone: its result pipe says so, and that is handled
-                return
-            while written:
-                head = outbox[0]
-                if written < len(head):
-                    outbox[0] = head[written:]
-                    break
-                written -= len(head)
-                outbox.popleft()
+        if process is not None:
+            _drain(process.jobs_fd, process.outbox)
 
     def _spawn(self, slot: int) -> list[Action]:
         jobs_r, jobs_w = os.pipe()
@@ -315,3 +302,57 @@ class Pool:
             reason=reason.value,
             returncode=process.proc.returncode,
         )
+
+
+#: How the pool carries out each kind of action (each method takes its kind).
+_REACTIONS: Final[dict[type[Action], Callable[[Pool, Any], None]]] = {
+    Send: Pool._send,
+    Complete: Pool._complete,
+    Notice: Pool._notice,
+    Spawn: Pool._start_worker,
+    Retire: Pool._end_worker,
+    GiveUp: Pool._hand_back,
+}
+
+
+def _reap_by(process: _Process, deadline: float) -> WorkerEnd:
+    """Wait until ``deadline`` for a worker told to exit; kill it if it has not. How it ended."""
+    try:
+        process.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        process.proc.kill()
+        process.proc.wait()
+        return WorkerEnd.KILLED_ON_CLOSE
+    return WorkerEnd.CLOSED
+
+
+def _drain(fd: int, outbox: deque[memoryview]) -> None:
+    """Write ``outbox`` to the job pipe ``fd`` until it is empty or the pipe is full."""
+    while outbox:
+        written = _write_some(fd, outbox)
+        if written is None:
+            return
+        _consume(outbox, written)
+
+
+def _write_some(fd: int, outbox: deque[memoryview]) -> int | None:
+    """One gathering write of the front of ``outbox``: how much it took; None when the pipe
+    takes nothing now."""
+    try:
+        return os.writev(fd, list(itertools.islice(outbox, WRITEV_BUFFERS)))
+    except BlockingIOError:
+        return None  # the pipe is full: the rest goes when the worker reads
+    except OSError:
+        outbox.clear()  # it is gone: its result pipe says so, and that is handled
+        return None
+
+
+def _consume(outbox: deque[memoryview], written: int) -> None:
+    """Drop the first ``written`` bytes of ``outbox``."""
+    while written:
+        head = outbox[0]
+        if written < len(head):
+            outbox[0] = head[written:]
+            return
+        written -= len(head)
+        outbox.popleft()

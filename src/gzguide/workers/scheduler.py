@@ -39,6 +39,7 @@ from __future__ import annotations
 import enum
 import zlib
 from collections import deque
+from collections.abc import Iterator
 from typing import Final
 
 import msgspec
@@ -218,26 +219,7 @@ class Scheduler:
         slot.reader.feed(data)
         actions: list[Action] = []
         for message in slot.reader.messages():
-            if isinstance(message, ipc.Ready):
-                slot.ready = True
-                self._failed_starts = 0
-                slot.head_started = now
-                actions.append(Notice("worker_ready", {"worker": worker.as_log()}))
-            elif isinstance(message, ipc.Result):
-                inflight = slot.inflight
-                if not inflight or inflight[0].token != message.seq:
-                    continue  # a result for a job given up on already
-                entry = inflight.popleft()
-                slot.head_started = now
-                outcome = Outcome(
-                    message.report,
-                    message.cache,
-                    message.identity,
-                    message.read_at_ns,
-                    worker,
-                    message.digest,
-                )
-                actions.append(Complete(entry.token, outcome))
+            actions += self._message(slot, worker, message, now)
         if slot.reader.broken is not None:
             return actions + self._end(slot, WorkerEnd.CRASHED, now)
         return actions + self._feed(slot, now)
@@ -253,25 +235,53 @@ class Scheduler:
         """The time is ``now``: deadlines that passed are acted on."""
         actions: list[Action] = []
         for slot in self._slots:
-            if slot.worker is not None and slot.inflight and now >= self._deadline(slot):
+            if _busy(slot) and now >= self._deadline(slot):
                 actions += self._end(slot, WorkerEnd.TIMEOUT, now)
             actions += self._skip_late(slot, now)
         return actions
 
     def next_deadline(self) -> float | None:
         """When :meth:`tick` must be called next (monotonic seconds), if ever."""
-        best: float | None = None
-        for slot in self._slots:
-            if slot.worker is not None and slot.inflight:
-                deadline = self._deadline(slot)
-                best = deadline if best is None else min(best, deadline)
-            if slot.queue:
-                start_by = slot.queue[0].job.start_by
-                if start_by is not None:
-                    best = start_by if best is None else min(best, start_by)
-        return best
+        return min((due for slot in self._slots for due in self._due_times(slot)), default=None)
 
     # -- rules -------------------------------------------------------------------------
+
+    def _message(self, slot: _Slot, worker: WorkerRef, message: object, now: float) -> list[Action]:
+        """What one message from the slot's worker leads to."""
+        match message:
+            case ipc.Ready():
+                return [self._ready(slot, worker, now)]
+            case ipc.Result():
+                return self._result(slot, worker, message, now)
+        return []
+
+    def _ready(self, slot: _Slot, worker: WorkerRef, now: float) -> Notice:
+        """The worker says it is ready: its start succeeded, and its first job starts now."""
+        slot.ready = True
+        self._failed_starts = 0
+        slot.head_started = now
+        return Notice("worker_ready", {"worker": worker.as_log()})
+
+    @staticmethod
+    def _result(slot: _Slot, worker: WorkerRef, result: ipc.Result, now: float) -> list[Action]:
+        """The worker finished the job at the head of its hands; the next one starts now."""
+        inflight = slot.inflight
+        if not inflight or inflight[0].token != result.seq:
+            return []  # a result for a job given up on already
+        entry = inflight.popleft()
+        slot.head_started = now
+        outcome = Outcome(
+            result.report, result.cache, result.identity, result.read_at_ns, worker, result.digest
+        )
+        return [Complete(entry.token, outcome)]
+
+    def _due_times(self, slot: _Slot) -> Iterator[float]:
+        """The slot's deadlines: its head job's, and its first queued job's start-by time."""
+        if _busy(slot):
+            yield self._deadline(slot)
+        start_by = _first_start_by(slot)
+        if start_by is not None:
+            yield start_by
 
     def _deadline(self, slot: _Slot) -> float:
         if not slot.ready:
@@ -280,24 +290,30 @@ class Scheduler:
 
     def _feed(self, slot: _Slot, now: float) -> list[Action]:
         """Hand queued jobs to the slot's worker (or ask for one) as far as the pipeline allows."""
-        actions: list[Action] = []
         if slot.worker is None:
-            if slot.queue and not slot.starting and self.gave_up is None:
-                slot.starting = True
-                actions.append(Spawn(slot.index))
-            return actions
+            return self._spawn_for(slot)
+        actions: list[Action] = []
         queue, inflight = slot.queue, slot.inflight
         while queue and len(inflight) < PIPELINE_DEPTH:
-            entry = queue.popleft()
-            start_by = entry.job.start_by
-            if start_by is not None and now >= start_by:
-                actions.append(Complete(entry.token, failed(CacheState.SKIPPED)))
-                continue
-            if not inflight:
-                slot.head_started = now
-            inflight.append(entry)
-            actions.append(self._send(slot, entry))
+            actions.append(self._hand_over(slot, queue.popleft(), now))
         return actions
+
+    def _spawn_for(self, slot: _Slot) -> list[Action]:
+        """A worker for a slot without one that has work, unless one is starting or the
+        scheduler gave up."""
+        if not slot.queue or slot.starting or self.gave_up is not None:
+            return []
+        slot.starting = True
+        return [Spawn(slot.index)]
+
+    def _hand_over(self, slot: _Slot, entry: _Entry, now: float) -> Action:
+        """A queued job to the slot's worker; ``skipped`` if its start-by time has passed."""
+        if _is_late(entry.job, now):
+            return Complete(entry.token, failed(CacheState.SKIPPED))
+        if not slot.inflight:
+            slot.head_started = now
+        slot.inflight.append(entry)
+        return self._send(slot, entry)
 
     @staticmethod
     def _send(slot: _Slot, entry: _Entry) -> Send:
@@ -320,10 +336,7 @@ class Scheduler:
         """Queued jobs whose start-by time passed, from the front of the queue."""
         actions: list[Action] = []
         queue = slot.queue
-        while queue:
-            start_by = queue[0].job.start_by
-            if start_by is None or now < start_by:
-                break
+        while queue and _is_late(queue[0].job, now):
             actions.append(Complete(queue.popleft().token, failed(CacheState.SKIPPED)))
         return actions
 
@@ -331,20 +344,7 @@ class Scheduler:
         """Retire the slot's worker: its head job fails, the rest wait for its successor."""
         worker = slot.worker
         assert worker is not None
-        actions: list[Action] = []
-        if slot.inflight:
-            head = slot.inflight.popleft()
-            state = CacheState.TIMEOUT if reason is WorkerEnd.TIMEOUT else CacheState.CRASHED
-            fields: dict[str, object] = {
-                "worker": worker.as_log(),
-                "reason": state.value,
-                "file_path": head.job.path,
-                "seq": head.token,
-            }
-            if head.job.text is not None:
-                fields["source"] = "text"
-            actions.append(Notice("job_failed", fields))
-            actions.append(Complete(head.token, failed(state, worker)))
+        actions = _fail_head(slot, worker, reason)
         slot.queue.extendleft(reversed(slot.inflight))
         slot.inflight.clear()
         if not slot.ready:
@@ -353,16 +353,17 @@ class Scheduler:
         slot.worker = None
         slot.ready = False
         slot.table = None
+        return actions + self._replace(slot, worker, reason)
+
+    def _replace(self, slot: _Slot, worker: WorkerRef, reason: WorkerEnd) -> list[Action]:
+        """A successor for a retired worker, unless the scheduler gives up (or gave up)."""
         if self.gave_up is not None:
-            return actions
+            return []
         if self._failed_starts >= MAX_FAILED_STARTS:
-            return actions + self._give_up(
-                f"{self._failed_starts} workers in a row died on start-up"
-            )
+            return self._give_up(f"{self._failed_starts} workers in a row died on start-up")
         slot.replacing = (worker.pid, reason)
         slot.starting = True
-        actions.append(Spawn(slot.index))
-        return actions
+        return [Spawn(slot.index)]
 
     def _give_up(self, reason: str) -> list[Action]:
         self.gave_up = reason
@@ -374,3 +375,35 @@ class Scheduler:
             slot.queue.clear()
             slot.replacing = None
         return [GiveUp(reason, tuple(tokens))]
+
+
+def _busy(slot: _Slot) -> bool:
+    """Whether the slot's worker has jobs in its hands (so a deadline runs)."""
+    return slot.worker is not None and bool(slot.inflight)
+
+
+def _first_start_by(slot: _Slot) -> float | None:
+    """The start-by time of the job first in the slot's queue, if it has one."""
+    return slot.queue[0].job.start_by if slot.queue else None
+
+
+def _is_late(job: Job, now: float) -> bool:
+    """Whether ``job`` had to start before ``now``."""
+    return job.start_by is not None and now >= job.start_by
+
+
+def _fail_head(slot: _Slot, worker: WorkerRef, reason: WorkerEnd) -> list[Action]:
+    """The job at the head of an ending worker's hands fails: its log line and its outcome."""
+    if not slot.inflight:
+        return []
+    head = slot.inflight.popleft()
+    state = CacheState.TIMEOUT if reason is WorkerEnd.TIMEOUT else CacheState.CRASHED
+    fields: dict[str, object] = {
+        "worker": worker.as_log(),
+        "reason": state.value,
+        "file_path": head.job.path,
+        "seq": head.token,
+    }
+    if head.job.text is not None:
+        fields["source"] = "text"
+    return [Notice("job_failed", fields), Complete(head.token, failed(state, worker))]

@@ -399,3 +399,16 @@ def test_a_job_reader_breaks_on_a_text_past_the_message_limit() -> None:
     huge = ipc.MAX_MESSAGE_BYTES + 1
     reader.feed(ipc.pack(ipc.Job(1, "/m.py", "fp", None, b"d" * 16, huge)) + b"x" * 10)
     assert reader.jobs() == [] and reader.broken is not None
+
+
+def test_the_next_deadline_is_the_earliest_of_every_slot() -> None:
+    host = Host(size=2)
+    assert host.scheduler.affinity("/a.py") != host.scheduler.affinity("/c.py")
+    host.submit(1, "/a.py")
+    host.receive(host.scheduler.affinity("/a.py"), ready())  # a ready worker, a job in its hands
+    start_by = host.now + 1.0
+    for token in range(2, PIPELINE_DEPTH + 3):  # the last one waits in its slot's queue
+        host.submit(token, "/c.py", start_by=start_by)
+    assert host.scheduler.next_deadline() == start_by
+    host.tick(start_by)  # the queued job is skipped: the ready worker's deadline is next
+    assert host.scheduler.next_deadline() == host.now - 1.0 + TIMEOUT
