@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
+from typing import Final
 
 from gzguide.analysis.facts.astshape import code_lines
 from gzguide.analysis.facts.file import FileFacts
@@ -55,6 +56,10 @@ def _how_close(differing: int) -> str:
     return f" but for {differing} names or values"
 
 
+#: The longest method (in code lines) whose parallel copy stays as it is.
+MIRROR_LINES: Final = 10
+
+
 @rule(Kind.COPIED_FUNCTION, concern=Concern.SIZE, doc="copied_function")
 def copied_function(scope: Scope, facts: FileFacts) -> Move | None:
     """One definition for this function and another of the file that copies it."""
@@ -73,15 +78,26 @@ def copied_function(scope: Scope, facts: FileFacts) -> Move | None:
 
 
 def _mirrors(scope: Scope, found: FunctionCopy) -> bool:
-    """Whether the copies are methods of two parallel classes that differ only where
-    the classes' names do (``IPv4Address`` in ``IPv4Interface``, ``IPv6Address`` in
-    ``IPv6Interface``): each refers to its own counterpart, which is the design, and a
-    helper taking the counterpart as a parameter is clumsier than the two methods."""
+    """Whether the copies are short methods of two parallel classes that differ only
+    where the classes' names do (``IPv4Address`` in ``IPv4Interface``, ``IPv6Address``
+    in ``IPv6Interface``): each refers to its own counterpart, which is the design, and
+    for a few lines a helper taking the counterpart is clumsier than the two methods."""
     owners = _two_classes(scope.owner, found.other.owner)
-    if owners is None or not found.differing:
+    if owners is None or not found.differing or not _short(scope):
         return False
-    mine, other = _differing_part(owners[0].name, owners[1].name)
-    return bool(mine or other) and all(a.replace(mine, other) == b for a, b in found.differing)
+    return _as_the_names_differ(owners[0].name, owners[1].name, found.differing)
+
+
+def _as_the_names_differ(ours: str, theirs: str, differing: tuple[tuple[str, str], ...]) -> bool:
+    """Whether each difference is the one between the two class names."""
+    mine, other = _differing_part(ours, theirs)
+    return bool(mine or other) and all(a.replace(mine, other) == b for a, b in differing)
+
+
+def _short(scope: Scope) -> bool:
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    return code_lines(own_body(node)) <= MIRROR_LINES
 
 
 def _two_classes(
@@ -111,8 +127,21 @@ def _stores_apart(scope: Scope, found: FunctionCopy) -> bool:
     run of assignments would need a new base class for no logic at all."""
     node = scope.node
     assert not isinstance(node, ast.ClassDef)
-    plain = all(isinstance(s, ast.Assign | ast.AnnAssign | ast.Expr) for s in own_body(node))
-    return plain and not _shared_bases(scope.owner, found.other.owner)
+    return _only_stores(own_body(node)) and not _shared_bases(scope.owner, found.other.owner)
+
+
+def _only_stores(body: list[ast.stmt]) -> bool:
+    """Whether ``body`` only assigns, or fills in defaults (``if x is None: self.x = ...``)."""
+    return all(_stores(s) for s in body)
+
+
+def _stores(node: ast.stmt) -> bool:
+    match node:
+        case ast.Assign() | ast.AnnAssign() | ast.Expr(value=ast.Constant()):
+            return True
+        case ast.If(body=body, orelse=orelse):
+            return _only_stores(body) and _only_stores(orelse)
+    return False
 
 
 def _shared_bases(ours: ast.ClassDef | None, theirs: ast.ClassDef | None) -> list[str]:

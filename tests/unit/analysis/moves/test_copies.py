@@ -177,6 +177,8 @@ class {one}:
         self.last = None
         self.first = None
         self.size = len(self.keys)
+        if a is None:
+            self.a = {{}}
         self.hits = 0
         self.misses = 0
         self.notes = []
@@ -200,6 +202,8 @@ class {two}:
         self.last = None
         self.first = None
         self.size = len(self.keys)
+        if a is None:
+            self.a = {{}}
         self.hits = 0
         self.misses = 0
         self.notes = []
