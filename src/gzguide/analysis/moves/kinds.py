@@ -53,6 +53,7 @@ class Kind(enum.StrEnum):
     LOOP_ELSE = "loop_else"
     WALRUS_LOOP = "walrus_loop"
     MEMBERSHIP_ELSE = "membership_else"
+    YIELD_FROM = "yield_from"
     # boolean expressions and returns
     MEMBERSHIP = "membership"
     ISINSTANCE_TUPLE = "isinstance_tuple"

@@ -6,7 +6,8 @@
   only copies is ``list(xs)``, ``set(xs)`` or ``dict(d)``);
 * ``loop_else``: a loop ``else`` with no ``break`` to skip it;
 * ``walrus_loop``: ``while True`` that reads a value and stops when there is none;
-* ``membership_else``: a loop that breaks on an equal item, with an ``else``.
+* ``membership_else``: a loop that breaks on an equal item, with an ``else``;
+* ``yield_from``: a generator's loop that only yields each item is ``yield from``.
 
 Complexity gains are radon's points; nesting gains are real levels; size gains are
 source lines.
@@ -437,3 +438,45 @@ def _membership_move(view: FunctionView, loop: ast.For, value: ast.expr) -> Move
     )
     gains = {Concern.COMPLEXITY: 2, Concern.NESTING: 1, Concern.SIZE: 2}
     return Move(Kind.MEMBERSHIP_ELSE, UNCLASSIFIED, text, (loop.lineno, else_line), gains, 4)
+
+
+@statement_rule(Kind.YIELD_FROM, concern=Concern.COMPLEXITY, doc="yield_from", on=(ast.For,))
+def _yield_from(stmt: Stmt, view: FunctionView) -> Move | None:
+    """``for x in xs: yield x`` in a generator: ``yield from xs``."""
+    if isinstance(view.node, ast.AsyncFunctionDef):
+        return None  # an async generator cannot delegate: `yield from` is a syntax error there
+    match stmt.node:
+        case (
+            ast.For(
+                target=ast.Name(id=name),
+                body=[ast.Expr(value=ast.Yield(value=ast.Name(id=yielded)))],
+                orelse=[],
+            ) as loop
+        ) if yielded == name and not _read_elsewhere(view, loop, name):
+            return _yield_from_move(loop)
+    return None
+
+
+def _read_elsewhere(view: FunctionView, loop: ast.For, name: str) -> bool:
+    """Whether ``name``, the loop's variable, is read outside it, other than in a loop
+    that binds it afresh: ``yield from`` would leave it unset."""
+    bound = [extent(s.node) for s in view.statements if _binds(s.node, name)]
+    return any(
+        not any(first <= line <= last for first, last in bound)
+        for line, _ in view.loads.get(name, ())
+    )
+
+
+def _binds(node: ast.stmt, name: str) -> bool:
+    """Whether ``node`` is a ``for`` loop whose variable is the plain name ``name``."""
+    return isinstance(node, ast.For | ast.AsyncFor) and render(node.target) == name
+
+
+def _yield_from_move(loop: ast.For) -> Move:
+    source = render(loop.iter)
+    text = (
+        f"The loop at {lines(*extent(loop))} only yields each item of {snippet(source, 50)}: "
+        f"{snippet('yield from ' + source, 70)} says so, 1 point less."
+    )
+    gains = {Concern.COMPLEXITY: 1, Concern.SIZE: 1}
+    return Move(Kind.YIELD_FROM, UNCLASSIFIED, text, extent(loop), gains, 4)

@@ -269,3 +269,46 @@ def test_a_break_of_a_nested_loop_does_not_skip_the_outer_else() -> None:
         return xs
     """
     assert "The `for` loop on line 3 has no `break`" in moves(source)
+
+
+YIELD_EACH = """
+def children(tree):
+    for node in tree.children:
+        yield node
+"""
+
+
+def test_a_loop_that_only_yields_each_item_is_yield_from() -> None:
+    f = move(YIELD_EACH)
+    assert f.kind == Kind.YIELD_FROM
+    assert f.move == (
+        "The loop at lines 3-4 only yields each item of `tree.children`: "
+        "`yield from tree.children` says so, 1 point less."
+    )
+    after = "def children(tree):\n    yield from tree.children\n"
+    assert radon(YIELD_EACH) - radon(after) == 1
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # `yield from` is a syntax error in an async generator
+        YIELD_EACH.replace("def children", "async def children"),
+        # the loop also sets its variable, which is read after it
+        YIELD_EACH + "    print(node)\n",
+        # what the yield hands back is used
+        YIELD_EACH.replace("yield node", "sent = yield node"),
+        # each item is unpacked (and checked to be a pair) before it is yielded
+        YIELD_EACH.replace("node in", "a, b in").replace("yield node", "yield a, b"),
+        YIELD_EACH.replace("yield node", "yield node.name"),
+        YIELD_EACH + "    else:\n        yield None\n",
+    ],
+)
+def test_a_loop_that_does_more_than_pass_items_on_is_not_yield_from(source: str) -> None:
+    assert "yield from" not in moves(source)
+
+
+def test_a_loop_variable_each_loop_binds_afresh_is_no_obstacle() -> None:
+    source = YIELD_EACH + "    for node in tree.extra:\n        yield node\n"
+    # Each loop reads only the value it bound itself.
+    assert Kind.YIELD_FROM in kinds(source)
