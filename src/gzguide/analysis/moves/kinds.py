@@ -60,6 +60,7 @@ class Kind(enum.StrEnum):
     CONDITIONAL = "conditional"
     TUPLE_COMPARE = "tuple_compare"
     BOOL_RETURN = "bool_return"
+    DEAD_OR = "dead_or"
     # conditionals
     DICT_GET = "dict_get"
     MERGE_IFS = "merge_ifs", _F | Trait.TIDY
