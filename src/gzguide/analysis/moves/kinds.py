@@ -54,6 +54,7 @@ class Kind(enum.StrEnum):
     WALRUS_LOOP = "walrus_loop"
     MEMBERSHIP_ELSE = "membership_else"
     YIELD_FROM = "yield_from"
+    MIN_MAX = "min_max"
     # boolean expressions and returns
     MEMBERSHIP = "membership"
     ISINSTANCE_TUPLE = "isinstance_tuple"

@@ -8,8 +8,9 @@ chain and what runs when its test fails.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Collection, Iterator
-from typing import Final, TypeGuard
+from typing import Final, TypeGuard, TypeVar
 
 from gzguide.analysis.facts.walk import FunctionView, Stmt
 from gzguide.analysis.moves.base import UNCLASSIFIED
@@ -61,6 +62,18 @@ def same_tree(a: ast.AST, b: ast.AST) -> bool:
 def same_code(a: list[ast.stmt], b: list[ast.stmt]) -> bool:
     """Whether two blocks are the same statements (positions aside)."""
     return ast.dump(ast.Module(a, [])) == ast.dump(ast.Module(b, []))
+
+
+_Node = TypeVar("_Node", bound=ast.AST)
+
+
+def renamed(node: _Node, old: str, new: str) -> _Node:
+    """A copy of ``node`` in which every plain name ``old`` reads ``new``."""
+    fresh = copy.deepcopy(node)
+    for sub in ast.walk(fresh):
+        if isinstance(sub, ast.Name) and sub.id == old:
+            sub.id = new
+    return fresh
 
 
 def negation(test: ast.expr) -> ast.expr:
