@@ -225,8 +225,8 @@ def _wrapping_move(stmt: Stmt, node: ast.If, block: _Block) -> Move:
 
 @statement_rule(Kind.ELSE_GUARD, concern=Concern.NESTING, doc="guard-clauses", on=(ast.If,))
 def _else_guard(stmt: Stmt, view: FunctionView) -> Move | None:
-    """The last statement of a loop body or of the function is an ``if`` whose ``else``
-    only leaves, or is the short case: it can go first."""
+    """An ``if`` whose ``else`` only leaves, or, as the last statement of a loop body or
+    of the function, is the short case: it can go first."""
     match stmt.node:
         case ast.If(orelse=[ast.If(), *_]):
             return None  # an elif, or an else that starts with a choice of its own
@@ -236,20 +236,28 @@ def _else_guard(stmt: Stmt, view: FunctionView) -> Move | None:
 
 
 def _else_first(stmt: Stmt, node: ast.If, orelse: list[ast.stmt]) -> Move | None:
+    if isinstance(orelse[-1], _LEAVES):
+        return _leaving_else_first(stmt, node, orelse)
     found = _wrapping(stmt, node)
     if found is None:
         return None
     block, held = found
     size = code_lines(orelse)
-    if size * 2 > held:
-        return None
-    if isinstance(orelse[-1], _LEAVES):
-        does = f"only does a `{type(orelse[-1]).__name__.lower()}`"
-        return _else_guard_move(stmt, node, does, "")
-    if not _short_case(block, orelse, size):
+    if size * 2 > held or not _short_case(block, orelse, size):
         return None  # two cases of some size each read well side by side
     # The function ends with this if: its short else can go first and return.
     return _else_guard_move(stmt, node, "is the short case", " and followed by `return`")
+
+
+def _leaving_else_first(stmt: Stmt, node: ast.If, orelse: list[ast.stmt]) -> Move | None:
+    """An ``else`` that ends by leaving, wherever its ``if`` is: what follows the ``if``
+    runs only after its body, so the body can follow the guard and move out a level."""
+    if stmt.is_elif or not _holds_work(node.body):
+        return None
+    if code_lines(orelse) * 2 > code_lines(node.body):
+        return None  # two cases of some size each read well side by side
+    does = f"only does a `{type(orelse[-1]).__name__.lower()}`"
+    return _else_guard_move(stmt, node, does, "")
 
 
 def _short_case(block: _Block, orelse: list[ast.stmt], size: int) -> bool:

@@ -226,3 +226,66 @@ def test_an_else_after_a_raise_goes_before_any_extraction() -> None:
             return self.get()
     """
     assert "ends in a `raise`, so its `else` is not needed" in move(source).move
+
+
+MID_GUARD = """
+def load(path, log):
+    if path.exists():
+        text = path.read_text()
+        for line in text.splitlines():
+            if line.startswith("#"):
+                continue
+            log.append(line)
+        log.append(path)
+    else:
+        return None
+    log.flush()
+    return log
+"""
+
+
+def test_an_else_that_only_leaves_goes_first_where_more_follows_the_if() -> None:
+    """What follows the `if` runs only after its body: the body can follow a guard."""
+    assert Kind.ELSE_GUARD in kinds(MID_GUARD)
+    assert (
+        "The `else` of the `if` on line 3 only does a `return`: put it first, under "
+        "`not path.exists()`, and lines 4-9 move out a level."
+    ) in moves(MID_GUARD)
+    # As the last statement, as before.
+    last = MID_GUARD.replace("    log.flush()\n    return log\n", "")
+    assert "only does a `return`" in moves(last)
+
+
+def test_an_else_that_only_continues_goes_first_in_a_loop_body() -> None:
+    source = """
+    def load_all(paths, log):
+        for path in paths:
+            if path.exists():
+                text = path.read_text()
+                for line in text.splitlines():
+                    if line.startswith("#"):
+                        continue
+                    log.append(line)
+                log.append(path)
+            else:
+                continue
+            log.flush()
+        return log
+    """
+    assert "only does a `continue`: put it first, under `not path.exists()`" in moves(source)
+
+
+def test_an_else_that_leaves_is_no_guard_of_an_elif_or_of_little_work() -> None:
+    elif_ = MID_GUARD.replace(
+        "if path.exists():", "if path.is_dir():\n        pass\n    elif path.exists():"
+    )
+    assert "only does a `return`" not in moves(elif_)
+    short = MID_GUARD.replace(
+        '            if line.startswith("#"):\n                continue\n', ""
+    )
+    assert "only does a `return`" not in moves(short)
+    long_else = MID_GUARD.replace(
+        "        return None",
+        "        log.append(1)\n        log.append(2)\n" * 2 + "        return None",
+    )
+    assert "only does a `return`" not in moves(long_else)
