@@ -71,6 +71,7 @@ class Kind(enum.StrEnum):
     ELSE_GUARD = "else_guard", _F | Trait.TIDY
     NO_ELSE = "no_else", _F | Trait.TIDY
     SAME_ARMS = "same_arms", Trait.PLAIN | Trait.TIDY
+    ONE_OR_MANY = "one_or_many", Trait.PLAIN | Trait.TIDY
     SETDEFAULT = "setdefault", _F
     # exceptions
     SAME_HANDLERS = "same_handlers"

@@ -36,6 +36,7 @@ from gzguide.analysis.moves.syntax import (
     name_loads,
     negation,
     nesting_archetype,
+    read_outside_its_loops,
     renamed,
     same_tree,
     span_of,
@@ -456,24 +457,9 @@ def _yield_from(stmt: Stmt, view: FunctionView) -> Move | None:
                 body=[ast.Expr(value=ast.Yield(value=ast.Name(id=yielded)))],
                 orelse=[],
             ) as loop
-        ) if yielded == name and not _read_elsewhere(view, loop, name):
+        ) if yielded == name and not read_outside_its_loops(view, name):
             return _yield_from_move(loop)
     return None
-
-
-def _read_elsewhere(view: FunctionView, loop: ast.For, name: str) -> bool:
-    """Whether ``name``, the loop's variable, is read outside it, other than in a loop
-    that binds it afresh: ``yield from`` would leave it unset."""
-    bound = [extent(s.node) for s in view.statements if _binds(s.node, name)]
-    return any(
-        not any(first <= line <= last for first, last in bound)
-        for line, _ in view.loads.get(name, ())
-    )
-
-
-def _binds(node: ast.stmt, name: str) -> bool:
-    """Whether ``node`` is a ``for`` loop whose variable is the plain name ``name``."""
-    return isinstance(node, ast.For | ast.AsyncFor) and render(node.target) == name
 
 
 def _yield_from_move(loop: ast.For) -> Move:
@@ -501,7 +487,7 @@ class _Running(NamedTuple):
 @statement_rule(Kind.MIN_MAX, concern=Concern.COMPLEXITY, doc="min_max", on=(ast.For,))
 def _min_max(stmt: Stmt, view: FunctionView) -> Move | None:
     running = _running(stmt)
-    if running is None or _read_elsewhere(view, running.loop, running.item):
+    if running is None or read_outside_its_loops(view, running.item):
         return None
     found = _extreme(running)
     return None if found is None else _min_max_move(running, *found)

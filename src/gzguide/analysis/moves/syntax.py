@@ -172,3 +172,18 @@ def inside_try(stmt: Stmt) -> bool:
             return True
         inner, parent = parent, parent.parent
     return False
+
+
+def read_outside_its_loops(view: FunctionView, name: str) -> bool:
+    """Whether ``name``, a loop's variable, is read outside every loop that binds it: a
+    rewrite without the loop would leave it unset there."""
+    bound = [extent(s.node) for s in view.statements if _binds_in_a_loop(s.node, name)]
+    return any(
+        not any(first <= line <= last for first, last in bound)
+        for line, _ in view.loads.get(name, ())
+    )
+
+
+def _binds_in_a_loop(node: ast.stmt, name: str) -> bool:
+    """Whether ``node`` is a ``for`` loop whose variable is the plain name ``name``."""
+    return isinstance(node, ast.For | ast.AsyncFor) and render(node.target) == name
