@@ -514,6 +514,8 @@ _STACK_FUNCTIONS: Final = {
 #: Those functions called on their modules as imported under their own names.
 STACK_CALLS: Final = frozenset(f"{m}.{f}" for m, fs in _STACK_FUNCTIONS.items() for f in fs)
 FLAG: Final = "flag"
+#: It calls a local that only holds another value's method (``append = parts.append``).
+ALIAS: Final = "alias"
 HANDS_OVER: Final = "hands_over"
 #: Decorators under which a function's ``yield`` hands control to its caller once:
 #: the generator is the protocol, not a stream of values to delegate.
@@ -690,6 +692,17 @@ class Examiner:
 
     def _initializes(self, block: _Block) -> str | None:
         return INITIALIZES if self._sets_instance_state(block.start, block.end) else None
+
+    def _calls_an_alias(self, block: _Block) -> str | None:
+        """A local speed alias (``append = parts.append``) the block only calls: a helper
+        would take the bound method as a parameter."""
+        aliases = [n for n in block.inputs if self._only_a_method(n)]
+        return ALIAS if any(_only_called(block.stmts, n) for n in aliases) else None
+
+    def _only_a_method(self, name: str) -> bool:
+        """Whether every value the function gives ``name`` is an attribute of a name."""
+        setters = [s for s in self.view.statements if _sets_to_an_attribute(s.node, name)]
+        return bool(setters) and len(setters) == len(self.view.stores.get(name, ()))
 
     def _too_many_inputs(self, block: _Block) -> str | None:
         return INPUTS if len(block.inputs) > MAX_INPUTS else None
@@ -910,7 +923,36 @@ _CHECKS: Final[tuple[Callable[[Examiner, _Block], str | None], ...]] = (
     Examiner._changes,
     Examiner._threads,
     Examiner._bare,
+    Examiner._calls_an_alias,
 )
+
+
+def _sets_to_an_attribute(node: ast.stmt, name: str) -> bool:
+    """Whether ``node`` is ``name = other.attribute``."""
+    match node:
+        case ast.Assign(targets=[ast.Name(id=target)], value=ast.Attribute(value=ast.Name())):
+            return target == name
+    return False
+
+
+def _only_called(stmts: tuple[Stmt, ...], name: str) -> bool:
+    """Whether the block reads ``name`` and only ever to call it."""
+    reads = [n for n in _nodes(stmts) if _is_name(n, name)]
+    called = _called(stmts)
+    return bool(reads) and all(id(n) in called for n in reads)
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _called(stmts: tuple[Stmt, ...]) -> set[int]:
+    """The ids of the nodes the block calls (``f`` of ``f(x)``)."""
+    return {id(n.func) for n in _nodes(stmts) if isinstance(n, ast.Call)}
+
+
+def _nodes(stmts: tuple[Stmt, ...]) -> Iterator[ast.AST]:
+    return (n for s in stmts for n in ast.walk(s.node))
 
 
 def _between(positions: Iterable[Pos], start: Pos, end: Pos) -> list[Pos]:
