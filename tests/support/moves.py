@@ -11,7 +11,7 @@ from radon.visitors import ComplexityVisitor
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.facts.walk import view_of
 from gzguide.analysis.model import Finding
-from gzguide.analysis.moves.extract import Examiner, Extraction
+from gzguide.analysis.moves.extract import Examiner, Extraction, stack_calls
 from gzguide.analysis.policy.thresholds import parse_thresholds
 from support import tables
 
@@ -57,10 +57,10 @@ def radon(source: str) -> int:
 
 
 def examined(source: str, line: int, is_method: bool = True) -> Extraction | str:
-    """The examiner's verdict on the compound statement at ``line`` of a method (or
-    of a plain function)."""
+    """The examiner's verdict on the compound statement at ``line`` of the first function
+    of the source, a method (or a plain function), with the module's imports known."""
     tree = ast.parse(textwrap.dedent(source))
-    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
     view = view_of(node)
     (stmt,) = [s for s in view.statements if s.line == line]
-    return Examiner(view, is_method=is_method).examine((stmt,))
+    return Examiner(view, is_method=is_method, stack_calls=stack_calls(tree)).examine((stmt,))

@@ -5,14 +5,15 @@
 * ``isinstance_tuple``: ``isinstance(x, A) or isinstance(x, B)``;
 * ``conditional``: ``a and b or c`` with ``b`` always truthy is ``b if a else c``;
 * ``tuple_compare``: ``a.x == b.x and a.y == b.y and ...`` is one tuple comparison;
-* ``bool_return``: ``if t: return True`` then ``return False`` is ``return t``.
+* ``bool_return``: ``if t: return True`` then ``return False`` is ``return t``;
+* ``dead_or``: ``"".join(xs) or ""``: a join of nothing is that empty literal already.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from itertools import groupby
+from itertools import groupby, pairwise
 from typing import Final
 
 from gzguide.analysis.facts.walk import FunctionView, Stmt
@@ -297,3 +298,39 @@ def _bool_return_move(stmt: Stmt, last: ast.Return, result: ast.expr) -> Move:
         f"{snippet('return ' + shown, 76)} says it directly, 1 point less."
     )
     return Move(Kind.BOOL_RETURN, UNCLASSIFIED, text, span, {Concern.COMPLEXITY: 1}, 4)
+
+
+@function_rule(Kind.DEAD_OR, concern=Concern.COMPLEXITY, doc="dead_or")
+def dead_or(view: FunctionView) -> Iterator[Move]:
+    """``sep.join(xs) or ""`` with a literal ``sep``: the ``or`` never changes the value."""
+    for boolop in _ors(view):
+        for left, right in pairwise(boolop.values):
+            if _empty_join(left, right):
+                yield _dead_or_move(left, right)
+
+
+def _empty_join(left: ast.expr, right: ast.expr) -> bool:
+    """Whether ``left`` joins on a literal separator and ``right`` is the empty literal
+    of the same type: a join gives exactly that when there is nothing to join (unlike
+    ``str(x)``, which may give a falsy subclass of ``str``)."""
+    match left, right:
+        case (
+            ast.Call(
+                func=ast.Attribute(value=ast.Constant(value=str() | bytes() as sep), attr="join"),
+                args=[ast.expr()],
+                keywords=[],
+            ),
+            ast.Constant(value=empty),
+        ):
+            return type(empty) is type(sep) and not empty
+    return False
+
+
+def _dead_or_move(left: ast.expr, right: ast.expr) -> Move:
+    pair = ast.BoolOp(ast.Or(), [left, right])
+    text = (
+        f"{code(pair, 60)} on line {left.lineno}: a join of nothing is {code(right)} already, "
+        "so the `or` changes nothing: drop it, 1 point less."
+    )
+    span = (left.lineno, extent(right)[1])
+    return Move(Kind.DEAD_OR, UNCLASSIFIED, text, span, {Concern.COMPLEXITY: 1}, 4)

@@ -5,7 +5,9 @@
 * ``continue_guard``/``return_guard``/``else_guard``: a condition that wraps the
   rest of a loop body or function, or an ``else`` that only leaves, goes first;
 * ``no_else``: an ``else`` after a branch that returns;
-* ``same_arms``: two adjacent arms of an if/elif chain with identical bodies.
+* ``same_arms``: two adjacent arms of an if/elif chain with identical bodies;
+* ``one_or_many``: ``if isinstance(v, str): <code on v> else: for x in v: <the same
+  on x>``: make the one value a list of one, and keep the loop alone.
 
 Nesting gains are real levels (``if``/``for``/``while``/``match``); size gains are
 source lines.
@@ -19,7 +21,15 @@ from typing import Final, NamedTuple
 
 from gzguide.analysis.facts.astshape import code_lines
 from gzguide.analysis.facts.walk import FunctionView, Stmt
-from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, code, lines, snippet
+from gzguide.analysis.moves.base import (
+    UNCLASSIFIED,
+    Concern,
+    Move,
+    code,
+    lines,
+    plural,
+    snippet,
+)
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import statement_rule
 from gzguide.analysis.moves.rendering import render
@@ -30,8 +40,11 @@ from gzguide.analysis.moves.syntax import (
     if_chain,
     is_compound,
     jumps,
+    mentions,
     negation,
     nesting_archetype,
+    read_outside_its_loops,
+    renamed,
     same_code,
     span_of,
 )
@@ -225,8 +238,8 @@ def _wrapping_move(stmt: Stmt, node: ast.If, block: _Block) -> Move:
 
 @statement_rule(Kind.ELSE_GUARD, concern=Concern.NESTING, doc="guard-clauses", on=(ast.If,))
 def _else_guard(stmt: Stmt, view: FunctionView) -> Move | None:
-    """The last statement of a loop body or of the function is an ``if`` whose ``else``
-    only leaves, or is the short case: it can go first."""
+    """An ``if`` whose ``else`` only leaves, or, as the last statement of a loop body or
+    of the function, is the short case: it can go first."""
     match stmt.node:
         case ast.If(orelse=[ast.If(), *_]):
             return None  # an elif, or an else that starts with a choice of its own
@@ -236,20 +249,28 @@ def _else_guard(stmt: Stmt, view: FunctionView) -> Move | None:
 
 
 def _else_first(stmt: Stmt, node: ast.If, orelse: list[ast.stmt]) -> Move | None:
+    if isinstance(orelse[-1], _LEAVES):
+        return _leaving_else_first(stmt, node, orelse)
     found = _wrapping(stmt, node)
     if found is None:
         return None
     block, held = found
     size = code_lines(orelse)
-    if size * 2 > held:
-        return None
-    if isinstance(orelse[-1], _LEAVES):
-        does = f"only does a `{type(orelse[-1]).__name__.lower()}`"
-        return _else_guard_move(stmt, node, does, "")
-    if not _short_case(block, orelse, size):
+    if size * 2 > held or not _short_case(block, orelse, size):
         return None  # two cases of some size each read well side by side
     # The function ends with this if: its short else can go first and return.
     return _else_guard_move(stmt, node, "is the short case", " and followed by `return`")
+
+
+def _leaving_else_first(stmt: Stmt, node: ast.If, orelse: list[ast.stmt]) -> Move | None:
+    """An ``else`` that ends by leaving, wherever its ``if`` is: what follows the ``if``
+    runs only after its body, so the body can follow the guard and move out a level."""
+    if stmt.is_elif or not _holds_work(node.body):
+        return None
+    if code_lines(orelse) * 2 > code_lines(node.body):
+        return None  # two cases of some size each read well side by side
+    does = f"only does a `{type(orelse[-1]).__name__.lower()}`"
+    return _else_guard_move(stmt, node, does, "")
 
 
 def _short_case(block: _Block, orelse: list[ast.stmt], size: int) -> bool:
@@ -313,3 +334,94 @@ def _same_body(a: list[ast.stmt], b: list[ast.stmt]) -> bool:
         and body_lines(a) == body_lines(b)
         and same_code(a, b)
     )
+
+
+class _OneOrMany(NamedTuple):
+    """``if isinstance(value, T): <one>`` with an ``else`` that is only ``for item in
+    value: <each>``."""
+
+    node: ast.If
+    value: str
+    item: str
+    loop: ast.For
+
+
+def _one_or_many(node: ast.stmt) -> _OneOrMany | None:
+    match node:
+        case ast.If(
+            test=ast.Call(func=ast.Name(id="isinstance"), args=[ast.Name(id=value), _]),
+            orelse=[ast.For(target=ast.Name(id=item), iter=ast.Name(id=looped), orelse=[]) as loop],
+        ) if looped == value:
+            return _OneOrMany(node, value, item, loop)
+    return None
+
+
+@statement_rule(Kind.ONE_OR_MANY, concern=Concern.SIZE, doc="one_or_many", on=(ast.If,))
+def _one_loop(stmt: Stmt, view: FunctionView) -> Move | None:
+    """The ``if`` arm runs on one value what the loop of its ``else`` runs on each item."""
+    found = None if stmt.is_elif else _one_or_many(stmt.node)
+    if found is None or not _alike(found) or _read_after(view, stmt, found):
+        return None
+    return _one_loop_move(stmt, found)
+
+
+def _alike(found: _OneOrMany) -> bool:
+    """Whether the arm is the loop's body with the value for the item, each reading only
+    its own, and the arm leaves no loop that the loop's body would leave instead."""
+    one, each = found.node.body, found.loop.body
+    if mentions(ast.Module(one, []), (found.item,)) or mentions(
+        ast.Module(each, []), (found.value,)
+    ):
+        return False
+    return not _jumps_a_loop(one) and same_code(
+        one, [renamed(s, found.item, found.value) for s in each]
+    )
+
+
+def _jumps_a_loop(statements: list[ast.stmt]) -> bool:
+    """Whether a ``break`` or ``continue`` is among ``statements``, at any depth."""
+    return any(isinstance(n, ast.Break | ast.Continue) for s in statements for n in ast.walk(s))
+
+
+def _read_after(view: FunctionView, stmt: Stmt, found: _OneOrMany) -> bool:
+    """Whether the value is read after the ``if`` (it would be the list of one there), or
+    the item outside its loop (the loop sets it; the arm does not)."""
+    later = any(p > stmt.end for p in view.loads.get(found.value, ()))
+    return (
+        later
+        or _read_next_pass(view, stmt, found.value)
+        or read_outside_its_loops(view, found.item)
+    )
+
+
+def _read_next_pass(view: FunctionView, stmt: Stmt, name: str) -> bool:
+    """Whether a loop around ``stmt`` that does not bind ``name`` afresh reads it before
+    ``stmt``: a next pass would read what ``stmt`` left."""
+    loop = stmt.parent
+    while loop is not None:
+        if _loops_without_binding(loop.node, name) and view.loads_between(
+            name, loop.start, stmt.start
+        ):
+            return True
+        loop = loop.parent
+    return False
+
+
+def _loops_without_binding(node: ast.stmt, name: str) -> bool:
+    match node:
+        case ast.For(target=ast.Name(id=bound)) | ast.AsyncFor(target=ast.Name(id=bound)):
+            return bound != name
+    return isinstance(node, ast.For | ast.AsyncFor | ast.While)
+
+
+def _one_loop_move(stmt: Stmt, found: _OneOrMany) -> Move:
+    points = sum(s.points for s in stmt.blocks[0])
+    less = f", {plural(points, 'point')} less" if points else ""
+    value, item = found.value, found.item
+    text = (
+        f"The `if` on line {stmt.line} runs on `{value}` the code its `else` runs on each "
+        f"`{item}` of it: `{value} = [{value}]` under the `if`, then the loop alone, say it "
+        f"once{less}."
+    )
+    gains = {Concern.COMPLEXITY: points, Concern.SIZE: body_lines(found.node.body)}
+    return Move(Kind.ONE_OR_MANY, UNCLASSIFIED, text, span_of(stmt), gains, 3)

@@ -37,6 +37,7 @@ from gzguide.analysis.facts.walk import FunctionView, Stmt
 from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, code, lines
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import function_rule
+from gzguide.analysis.moves.rendering import render
 from gzguide.analysis.moves.syntax import extent, if_chain
 
 SWITCH: Final = "switch_on_type"
@@ -437,8 +438,34 @@ def repeated_ifs(view: FunctionView) -> Iterator[Move]:
     in a loop say it once."""
     for block in _blocks_of(view):
         for run in _case_runs(block):
-            if len(run) >= REPEATS or _near_copies(run):
+            if (len(run) >= REPEATS or _near_copies(run)) and not _store_elsewhere(run):
                 yield _run_move(run)
+
+
+def _store_elsewhere(run: list[ast.If]) -> bool:
+    """Whether the cases assign different variables or attributes (``self.width = 80``,
+    ``self.name = "main"``): only ``setattr`` on their names as strings could make
+    those a table (entries of one mapping, ``cfg["width"]``, a table can set)."""
+    return len({tuple(_stored_names(case)) for case in run}) > 1
+
+
+def _stored_names(case: ast.If) -> list[str]:
+    """The variables and attributes the body of ``case`` assigns, as written."""
+    return [
+        render(target)
+        for statement in case.body
+        for target in _targets(statement)
+        if isinstance(target, ast.Name | ast.Attribute)
+    ]
+
+
+def _targets(statement: ast.stmt) -> list[ast.expr]:
+    match statement:
+        case ast.Assign(targets=targets):
+            return targets
+        case ast.AugAssign(target=target) | ast.AnnAssign(target=target):
+            return [target]
+    return []
 
 
 def _case_runs(block: list[ast.stmt]) -> Iterator[list[ast.If]]:

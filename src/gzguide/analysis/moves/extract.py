@@ -32,7 +32,7 @@ import ast
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from gzguide.analysis.facts.walk import (
     BREAK,
@@ -48,6 +48,9 @@ from gzguide.analysis.facts.walk import (
 from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, lines, names
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import rule
+
+if TYPE_CHECKING:
+    from gzguide.analysis.facts.file import FileFacts
 
 MIN_LINES: Final = 3
 MAX_INPUTS: Final = 3
@@ -500,23 +503,61 @@ CHANGES: Final = "changes"
 INITIALIZES: Final = "initializes"
 RECURSES: Final = "recurses"
 FRAME: Final = "frame"
-#: Calls that look at the caller's stack: in a helper they see one frame more.
-_STACK_CALLS: Final = (
-    "sys._getframe",
-    "inspect.currentframe",
-    "inspect.stack",
-    "traceback.extract_stack",
-    "traceback.format_stack",
-    "traceback.print_stack",
-    "warnings.warn",
-)
+#: The functions that look at the caller's stack, by module: in a helper they see one
+#: frame more (a warning is reported at a frame counted from its call).
+_STACK_FUNCTIONS: Final = {
+    "sys": ("_getframe",),
+    "inspect": ("currentframe", "stack", "getouterframes", "trace"),
+    "traceback": ("extract_stack", "format_stack", "print_stack", "walk_stack"),
+    "warnings": ("warn",),
+}
+#: Those functions called on their modules as imported under their own names.
+STACK_CALLS: Final = frozenset(f"{m}.{f}" for m, fs in _STACK_FUNCTIONS.items() for f in fs)
 FLAG: Final = "flag"
+#: It calls a local that only holds another value's method (``append = parts.append``).
+ALIAS: Final = "alias"
 HANDS_OVER: Final = "hands_over"
 #: Decorators under which a function's ``yield`` hands control to its caller once:
 #: the generator is the protocol, not a stream of values to delegate.
 _YIELD_PROTOCOLS: Final = frozenset(
     {"contextmanager", "asynccontextmanager", "fixture", "hookimpl", "hookwrapper"}
 )
+
+
+def stack_calls(tree: ast.Module) -> frozenset[str]:
+    """How the module's code calls the functions that look at the caller's stack: on
+    their modules (``inspect.stack``, ``ins.stack`` after ``import inspect as ins``), or
+    by the names a ``from`` import binds them to (``stack``, or ``frames`` after ``from
+    inspect import stack as frames``)."""
+    found = set(STACK_CALLS)
+    for node in ast.walk(tree):
+        match node:
+            case ast.Import(names=aliases):
+                found.update(_on_modules(aliases))
+            case ast.ImportFrom(module=str(module), names=aliases):
+                found.update(_from_module(module, aliases))
+    return frozenset(found)
+
+
+def _on_modules(aliases: list[ast.alias]) -> Iterator[str]:
+    """``bound.function`` for each stack reader of a module an ``import`` binds."""
+    for alias in aliases:
+        bound = alias.asname or alias.name
+        yield from (f"{bound}.{f}" for f in _STACK_FUNCTIONS.get(alias.name, ()))
+
+
+def _from_module(module: str, aliases: list[ast.alias]) -> Iterator[str]:
+    """The names a ``from module import ...`` binds to stack readers."""
+    readers = _STACK_FUNCTIONS.get(module, ())
+    return (alias.asname or alias.name for alias in aliases if alias.name in readers)
+
+
+def stack_calls_of(facts: FileFacts) -> frozenset[str]:
+    """:func:`stack_calls` of the file, worked out once."""
+    known = facts.memo.get(stack_calls)
+    if not isinstance(known, frozenset):
+        known = facts.memo[stack_calls] = stack_calls(facts.tree)
+    return known
 
 
 class _Block:
@@ -561,8 +602,15 @@ class _Block:
 class Examiner:
     """Checks blocks of one function against the preconditions (each block once)."""
 
-    def __init__(self, view: FunctionView, is_method: bool) -> None:
+    def __init__(
+        self, view: FunctionView, is_method: bool, stack_calls: frozenset[str] = STACK_CALLS
+    ) -> None:
         self.view = view
+        #: The calls that read the caller's stack, as the module spells them.
+        self.stack_calls = stack_calls
+        #: Whether a block that yields can move into a generator the function delegates
+        #: to: an async generator cannot (``yield from`` is a syntax error there).
+        self.delegates = not isinstance(view.node, ast.AsyncFunctionDef)
         self._verdicts: dict[tuple[int, int, int], Extraction | str] = {}
         self.receiver = _receiver(view, is_method)
         self.is_method = is_method
@@ -631,8 +679,9 @@ class Examiner:
         return FRAME if self._reads_the_stack(block.start, block.end) else None
 
     def _jumps_out(self, block: _Block) -> str | None:
-        """What leaves the block, unless it only yields (then it moves into a generator)."""
-        return None if block.generator else block.leaves
+        """What leaves the block, unless it only yields and the function can delegate
+        (then it moves into a generator)."""
+        return None if block.generator and self.delegates else block.leaves
 
     def _hands_over(self, block: _Block) -> str | None:
         """A context manager's or fixture's ``yield`` is its whole point."""
@@ -643,6 +692,17 @@ class Examiner:
 
     def _initializes(self, block: _Block) -> str | None:
         return INITIALIZES if self._sets_instance_state(block.start, block.end) else None
+
+    def _calls_an_alias(self, block: _Block) -> str | None:
+        """A local speed alias (``append = parts.append``) the block only calls: a helper
+        would take the bound method as a parameter."""
+        aliases = [n for n in block.inputs if self._only_a_method(n)]
+        return ALIAS if any(_only_called(block.stmts, n) for n in aliases) else None
+
+    def _only_a_method(self, name: str) -> bool:
+        """Whether every value the function gives ``name`` is an attribute of a name."""
+        setters = [s for s in self.view.statements if _sets_to_an_attribute(s.node, name)]
+        return bool(setters) and len(setters) == len(self.view.stores.get(name, ()))
 
     def _too_many_inputs(self, block: _Block) -> str | None:
         return INPUTS if len(block.inputs) > MAX_INPUTS else None
@@ -771,10 +831,18 @@ class Examiner:
         """Whether the block looks at frames by depth (``sys._getframe(1)``; a warning
         is reported at a frame counted from its call) or at the function's own names
         (``locals()``): moved into a helper, it would see other ones."""
-        calls = self.view.method_calls
-        return any(start <= p <= end for key in _STACK_CALLS for p in calls.get(key, ())) or any(
+        return any(self._calls_between(name, start, end) for name in self.stack_calls) or any(
             self.view.loads_between(n, start, end) for n in ("locals", "vars")
         )
+
+    def _calls_between(self, name: str, start: Pos, end: Pos) -> bool:
+        """Whether the span calls ``name`` (``module.function``, or a name an import
+        bound, which the function does not bind itself)."""
+        view = self.view
+        if "." in name:
+            return any(start <= p <= end for p in view.method_calls.get(name, ()))
+        own = name in view.params or name in view.stores
+        return not own and view.loads_between(name, start, end)
 
     def _leaves_work_behind(self, stmts: tuple[Stmt, ...]) -> bool:
         """Whether the function keeps a step of its own once the block is out (not only
@@ -855,7 +923,36 @@ _CHECKS: Final[tuple[Callable[[Examiner, _Block], str | None], ...]] = (
     Examiner._changes,
     Examiner._threads,
     Examiner._bare,
+    Examiner._calls_an_alias,
 )
+
+
+def _sets_to_an_attribute(node: ast.stmt, name: str) -> bool:
+    """Whether ``node`` is ``name = other.attribute``."""
+    match node:
+        case ast.Assign(targets=[ast.Name(id=target)], value=ast.Attribute(value=ast.Name())):
+            return target == name
+    return False
+
+
+def _only_called(stmts: tuple[Stmt, ...], name: str) -> bool:
+    """Whether the block reads ``name`` and only ever to call it."""
+    reads = [n for n in _nodes(stmts) if _is_name(n, name)]
+    called = _called(stmts)
+    return bool(reads) and all(id(n) in called for n in reads)
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _called(stmts: tuple[Stmt, ...]) -> set[int]:
+    """The ids of the nodes the block calls (``f`` of ``f(x)``)."""
+    return {id(n.func) for n in _nodes(stmts) if isinstance(n, ast.Call)}
+
+
+def _nodes(stmts: tuple[Stmt, ...]) -> Iterator[ast.AST]:
+    return (n for s in stmts for n in ast.walk(s.node))
 
 
 def _between(positions: Iterable[Pos], start: Pos, end: Pos) -> list[Pos]:

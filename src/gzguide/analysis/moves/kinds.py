@@ -53,12 +53,15 @@ class Kind(enum.StrEnum):
     LOOP_ELSE = "loop_else"
     WALRUS_LOOP = "walrus_loop"
     MEMBERSHIP_ELSE = "membership_else"
+    YIELD_FROM = "yield_from"
+    MIN_MAX = "min_max"
     # boolean expressions and returns
     MEMBERSHIP = "membership"
     ISINSTANCE_TUPLE = "isinstance_tuple"
     CONDITIONAL = "conditional"
     TUPLE_COMPARE = "tuple_compare"
     BOOL_RETURN = "bool_return"
+    DEAD_OR = "dead_or"
     # conditionals
     DICT_GET = "dict_get"
     MERGE_IFS = "merge_ifs", _F | Trait.TIDY
@@ -68,6 +71,7 @@ class Kind(enum.StrEnum):
     ELSE_GUARD = "else_guard", _F | Trait.TIDY
     NO_ELSE = "no_else", _F | Trait.TIDY
     SAME_ARMS = "same_arms", Trait.PLAIN | Trait.TIDY
+    ONE_OR_MANY = "one_or_many", Trait.PLAIN | Trait.TIDY
     SETDEFAULT = "setdefault", _F
     # exceptions
     SAME_HANDLERS = "same_handlers"

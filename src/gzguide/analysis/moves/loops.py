@@ -6,7 +6,10 @@
   only copies is ``list(xs)``, ``set(xs)`` or ``dict(d)``);
 * ``loop_else``: a loop ``else`` with no ``break`` to skip it;
 * ``walrus_loop``: ``while True`` that reads a value and stops when there is none;
-* ``membership_else``: a loop that breaks on an equal item, with an ``else``.
+* ``membership_else``: a loop that breaks on an equal item, with an ``else``;
+* ``yield_from``: a generator's loop that only yields each item is ``yield from``;
+* ``min_max``: a loop that keeps the least (or greatest) item it has seen is ``min``
+  (or ``max``).
 
 Complexity gains are radon's points; nesting gains are real levels; size gains are
 source lines.
@@ -33,6 +36,9 @@ from gzguide.analysis.moves.syntax import (
     name_loads,
     negation,
     nesting_archetype,
+    read_outside_its_loops,
+    renamed,
+    same_tree,
     span_of,
 )
 
@@ -437,3 +443,125 @@ def _membership_move(view: FunctionView, loop: ast.For, value: ast.expr) -> Move
     )
     gains = {Concern.COMPLEXITY: 2, Concern.NESTING: 1, Concern.SIZE: 2}
     return Move(Kind.MEMBERSHIP_ELSE, UNCLASSIFIED, text, (loop.lineno, else_line), gains, 4)
+
+
+@statement_rule(Kind.YIELD_FROM, concern=Concern.COMPLEXITY, doc="yield_from", on=(ast.For,))
+def _yield_from(stmt: Stmt, view: FunctionView) -> Move | None:
+    """``for x in xs: yield x`` in a generator: ``yield from xs``."""
+    if isinstance(view.node, ast.AsyncFunctionDef):
+        return None  # an async generator cannot delegate: `yield from` is a syntax error there
+    match stmt.node:
+        case (
+            ast.For(
+                target=ast.Name(id=name),
+                body=[ast.Expr(value=ast.Yield(value=ast.Name(id=yielded)))],
+                orelse=[],
+            ) as loop
+        ) if yielded == name and not read_outside_its_loops(view, name):
+            return _yield_from_move(loop)
+    return None
+
+
+def _yield_from_move(loop: ast.For) -> Move:
+    source = render(loop.iter)
+    text = (
+        f"The loop at {lines(*extent(loop))} only yields each item of {snippet(source, 50)}: "
+        f"{snippet('yield from ' + source, 70)} says so, 1 point less."
+    )
+    gains = {Concern.COMPLEXITY: 1, Concern.SIZE: 1}
+    return Move(Kind.YIELD_FROM, UNCLASSIFIED, text, extent(loop), gains, 4)
+
+
+class _Running(NamedTuple):
+    """A loop that keeps, in a name set to None right before it, the item it likes best
+    so far: ``best = None`` / ``for x in xs: if best is None or x < best: best = x``."""
+
+    loop: ast.For
+    start: int
+    kept: str
+    item: str
+    #: The comparison after ``best is None or``.
+    test: ast.expr
+
+
+@statement_rule(Kind.MIN_MAX, concern=Concern.COMPLEXITY, doc="min_max", on=(ast.For,))
+def _min_max(stmt: Stmt, view: FunctionView) -> Move | None:
+    running = _running(stmt)
+    if running is None or read_outside_its_loops(view, running.item):
+        return None
+    found = _extreme(running)
+    return None if found is None else _min_max_move(running, *found)
+
+
+def _running(stmt: Stmt) -> _Running | None:
+    match stmt.previous_node(), stmt.node:
+        case (
+            ast.Assign(targets=[ast.Name(id=kept)], value=ast.Constant(value=None)) as made,
+            ast.For(
+                target=ast.Name(id=item),
+                body=[
+                    ast.If(
+                        test=ast.BoolOp(op=ast.Or(), values=[unset, test]),
+                        body=[ast.Assign(targets=[ast.Name(id=stored)], value=ast.Name(id=taken))],
+                        orelse=[],
+                    )
+                ],
+                orelse=[],
+            ) as loop,
+        ) if (stored, taken) == (kept, item) and _is_none_test(unset, kept):
+            found = _Running(loop, made.lineno, kept, item, test)
+            return None if mentions(loop.iter, (kept, item)) else found
+    return None
+
+
+def _is_none_test(test: ast.expr, name: str) -> bool:
+    """Whether ``test`` is ``name is None``."""
+    match test:
+        case ast.Compare(
+            left=ast.Name(id=tested), ops=[ast.Is()], comparators=[ast.Constant(value=None)]
+        ):
+            return tested == name
+    return False
+
+
+def _extreme(running: _Running) -> tuple[str, ast.expr] | None:
+    """``min`` or ``max``, and what of the item is compared (the item itself, or its key),
+    when the loop's test is a strict ``<`` or ``>`` of the same key of both: ``min()``
+    and ``max()`` keep the first of equal items, as a strict test does (``<=`` keeps the
+    last)."""
+    match running.test:
+        case ast.Compare(left=left, ops=[ast.Lt() | ast.Gt() as op], comparators=[right]):
+            less = isinstance(op, ast.Lt)
+            for mine, kept, smaller in ((left, right, less), (right, left, not less)):
+                if _same_key(running, mine, kept):
+                    return ("min" if smaller else "max"), mine
+    return None
+
+
+def _same_key(running: _Running, mine: ast.expr, kept: ast.expr) -> bool:
+    """Whether ``kept`` is ``mine`` with the kept name for the item (``len(best)`` for
+    ``len(x)``), each reading only its own."""
+    item, name = running.item, running.kept
+    if mentions(mine, (name,)) or mentions(kept, (item,)):
+        return False
+    return same_tree(renamed(kept, name, item), mine)
+
+
+def _key_argument(item: str, key: ast.expr) -> str:
+    """The ``key=`` argument that compares items by ``key`` (none for the item itself)."""
+    match key:
+        case ast.Name(id=name) if name == item:
+            return ""
+        case ast.Call(func=func, args=[ast.Name(id=name)], keywords=[]) if name == item:
+            return f", key={render(func)}"
+    return f", key=lambda {item}: {render(key)}"
+
+
+def _min_max_move(running: _Running, function: str, key: ast.expr) -> Move:
+    keyed = _key_argument(running.item, key)
+    call = f"{running.kept} = {function}({render(running.loop.iter)}{keyed}, default=None)"
+    span = (running.start, extent(running.loop)[1])
+    kept = "minimum" if function == "min" else "maximum"
+    text = f"{lines(*span).capitalize()} keep a running {kept}: {snippet(call, 90)} says so"
+    gains = {Concern.COMPLEXITY: 3, Concern.NESTING: 2, Concern.SIZE: span[1] - span[0]}
+    return Move(Kind.MIN_MAX, UNCLASSIFIED, text + ", 3 points less.", span, gains, 4)

@@ -8,8 +8,9 @@ chain and what runs when its test fails.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Collection, Iterator
-from typing import Final, TypeGuard
+from typing import Final, TypeGuard, TypeVar
 
 from gzguide.analysis.facts.walk import FunctionView, Stmt
 from gzguide.analysis.moves.base import UNCLASSIFIED
@@ -61,6 +62,18 @@ def same_tree(a: ast.AST, b: ast.AST) -> bool:
 def same_code(a: list[ast.stmt], b: list[ast.stmt]) -> bool:
     """Whether two blocks are the same statements (positions aside)."""
     return ast.dump(ast.Module(a, [])) == ast.dump(ast.Module(b, []))
+
+
+_Node = TypeVar("_Node", bound=ast.AST)
+
+
+def renamed(node: _Node, old: str, new: str) -> _Node:
+    """A copy of ``node`` in which every plain name ``old`` reads ``new``."""
+    fresh = copy.deepcopy(node)
+    for sub in ast.walk(fresh):
+        if isinstance(sub, ast.Name) and sub.id == old:
+            sub.id = new
+    return fresh
 
 
 def negation(test: ast.expr) -> ast.expr:
@@ -159,3 +172,18 @@ def inside_try(stmt: Stmt) -> bool:
             return True
         inner, parent = parent, parent.parent
     return False
+
+
+def read_outside_its_loops(view: FunctionView, name: str) -> bool:
+    """Whether ``name``, a loop's variable, is read outside every loop that binds it: a
+    rewrite without the loop would leave it unset there."""
+    bound = [extent(s.node) for s in view.statements if _binds_in_a_loop(s.node, name)]
+    return any(
+        not any(first <= line <= last for first, last in bound)
+        for line, _ in view.loads.get(name, ())
+    )
+
+
+def _binds_in_a_loop(node: ast.stmt, name: str) -> bool:
+    """Whether ``node`` is a ``for`` loop whose variable is the plain name ``name``."""
+    return isinstance(node, ast.For | ast.AsyncFor) and render(node.target) == name

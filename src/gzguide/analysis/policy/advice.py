@@ -40,7 +40,7 @@ from gzguide.analysis.moves.base import CONCERNS, UNCLASSIFIED, Concern, Move, R
 from gzguide.analysis.moves.catalog import function_moves
 from gzguide.analysis.moves.classes import cohesion_move
 from gzguide.analysis.moves.copies import copied_function, where_copied
-from gzguide.analysis.moves.extract import Examiner, Extraction
+from gzguide.analysis.moves.extract import Examiner, Extraction, stack_calls_of
 from gzguide.analysis.moves.kinds import Kind, Trait
 from gzguide.analysis.moves.modules import split_move
 from gzguide.analysis.moves.objects import chain_move
@@ -124,7 +124,9 @@ class _FunctionMoves:
 def _moves_of(scope: Scope, facts: FileFacts) -> _FunctionMoves:
     view = facts.view(scope)
     local = function_moves(view)
-    return _FunctionMoves(view, local, Examiner(view, scope.owner is not None), scope, facts)
+    return _FunctionMoves(
+        view, local, Examiner(view, scope.owner is not None, stack_calls_of(facts)), scope, facts
+    )
 
 
 def _best(moves: Sequence[Move], concern: Concern) -> Move | None:

@@ -8,6 +8,8 @@ measures both versions with radon: the claim is the difference.
 
 from __future__ import annotations
 
+import pytest
+
 from gzguide.analysis.moves.kinds import Kind
 from support.moves import kinds, move, radon
 
@@ -90,3 +92,39 @@ def test_an_and_or_whose_middle_is_always_true_is_a_conditional_expression() -> 
     # A middle value that may be false makes `a and b or c` differ from `b if a else c`.
     maybe_false = source.replace('"item"', "name").replace("(count)", "(count, name)")
     assert Kind.CONDITIONAL not in kinds(maybe_false)
+
+
+def test_an_or_after_a_join_that_gives_its_empty_literal_is_dead() -> None:
+    source = """
+    def label(parts):
+        return ", ".join(parts) or ""
+    """
+    f = move(source)
+    assert f.kind == Kind.DEAD_OR
+    assert f.move == (
+        "`', '.join(parts) or ''` on line 3: a join of nothing is `''` already, so the "
+        "`or` changes nothing: drop it, 1 point less."
+    )
+    assert radon(source) - radon('def label(parts):\n    return ", ".join(parts)\n') == 1
+    joined = source.replace('", "', 'b""').replace('or ""', 'or b""')
+    assert Kind.DEAD_OR in kinds(joined)
+    # The dead `or` in the middle of a longer one: the rest stays.
+    longer = source.replace('or ""', 'or "" or default').replace("l(parts)", "l(parts, default)")
+    assert "`', '.join(parts) or ''` on line 3" in move(longer).move
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '", ".join(parts) or "-"',  # a fallback of its own
+        'sep.join(parts) or ""',  # the separator may be bytes: then the `or` gives a str
+        '"".join(parts) or b""',  # a value of another type
+        'str(parts) or ""',  # `str()` may give a falsy subclass of str, not `""`
+    ],
+)
+def test_an_or_that_can_change_the_value_is_not_dead(value: str) -> None:
+    source = f"""
+    def label(parts, sep):
+        return {value}
+    """
+    assert Kind.DEAD_OR not in kinds(source)

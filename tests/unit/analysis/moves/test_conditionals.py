@@ -8,8 +8,10 @@ measures both versions with radon: the claim is the difference.
 
 from __future__ import annotations
 
+import pytest
+
 from gzguide.analysis.moves.kinds import Kind
-from support.moves import hints, kinds, move, moves
+from support.moves import hints, kinds, move, moves, radon
 
 
 def test_an_if_holding_only_an_if_merges() -> None:
@@ -226,3 +228,156 @@ def test_an_else_after_a_raise_goes_before_any_extraction() -> None:
             return self.get()
     """
     assert "ends in a `raise`, so its `else` is not needed" in move(source).move
+
+
+MID_GUARD = """
+def load(path, log):
+    if path.exists():
+        text = path.read_text()
+        for line in text.splitlines():
+            if line.startswith("#"):
+                continue
+            log.append(line)
+        log.append(path)
+    else:
+        return None
+    log.flush()
+    return log
+"""
+
+
+def test_an_else_that_only_leaves_goes_first_where_more_follows_the_if() -> None:
+    """What follows the `if` runs only after its body: the body can follow a guard."""
+    assert Kind.ELSE_GUARD in kinds(MID_GUARD)
+    assert (
+        "The `else` of the `if` on line 3 only does a `return`: put it first, under "
+        "`not path.exists()`, and lines 4-9 move out a level."
+    ) in moves(MID_GUARD)
+    # As the last statement, as before.
+    last = MID_GUARD.replace("    log.flush()\n    return log\n", "")
+    assert "only does a `return`" in moves(last)
+
+
+def test_an_else_that_only_continues_goes_first_in_a_loop_body() -> None:
+    source = """
+    def load_all(paths, log):
+        for path in paths:
+            if path.exists():
+                text = path.read_text()
+                for line in text.splitlines():
+                    if line.startswith("#"):
+                        continue
+                    log.append(line)
+                log.append(path)
+            else:
+                continue
+            log.flush()
+        return log
+    """
+    assert "only does a `continue`: put it first, under `not path.exists()`" in moves(source)
+
+
+def test_an_else_that_leaves_is_no_guard_of_an_elif_or_of_little_work() -> None:
+    elif_ = MID_GUARD.replace(
+        "if path.exists():", "if path.is_dir():\n        pass\n    elif path.exists():"
+    )
+    assert "only does a `return`" not in moves(elif_)
+    short = MID_GUARD.replace(
+        '            if line.startswith("#"):\n                continue\n', ""
+    )
+    assert "only does a `return`" not in moves(short)
+    long_else = MID_GUARD.replace(
+        "        return None",
+        "        log.append(1)\n        log.append(2)\n" * 2 + "        return None",
+    )
+    assert "only does a `return`" not in moves(long_else)
+
+
+ONE_OR_MANY = """
+def add(seen, names, log):
+    if isinstance(names, str):
+        if names not in seen:
+            seen.add(names)
+        log(names)
+    else:
+        for name in names:
+            if name not in seen:
+                seen.add(name)
+            log(name)
+"""
+
+
+def test_one_value_or_many_handled_alike_is_one_loop() -> None:
+    assert Kind.ONE_OR_MANY in kinds(ONE_OR_MANY)
+    assert (
+        "The `if` on line 3 runs on `names` the code its `else` runs on each `name` of it: "
+        "`names = [names]` under the `if`, then the loop alone, say it once, 1 point less."
+    ) in moves(ONE_OR_MANY)
+    after = """
+    def add(seen, names, log):
+        if isinstance(names, str):
+            names = [names]
+        for name in names:
+            if name not in seen:
+                seen.add(name)
+            log(name)
+    """
+    assert radon(ONE_OR_MANY) - radon(after) == 1
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the arms do different things
+        ONE_OR_MANY.replace("log(names)", "log(names, 1)"),
+        # the loop reads the whole value too
+        ONE_OR_MANY.replace("log(name)", "log(name, names)"),
+        # the value is read after the if: it would be a list there
+        ONE_OR_MANY + "    return names\n",
+        # the loop's variable is read after it: the loop sets it, the `if` arm does not
+        ONE_OR_MANY + "    return name\n",
+        ONE_OR_MANY.replace("for name in names:", "for name in names.split():"),
+        ONE_OR_MANY.replace(
+            "            log(name)", "            log(name)\n        else:\n            log(0)"
+        ),
+    ],
+)
+def test_arms_that_differ_beyond_the_name_are_not_one_loop(source: str) -> None:
+    assert Kind.ONE_OR_MANY not in kinds(source)
+
+
+def test_a_jump_in_the_single_arm_leaves_another_loop() -> None:
+    source = """
+    def add_all(groups, seen):
+        for names in groups:
+            if isinstance(names, str):
+                if names in seen:
+                    continue
+                seen.add(names)
+            else:
+                for name in names:
+                    if name in seen:
+                        continue
+                    seen.add(name)
+    """
+    assert Kind.ONE_OR_MANY not in kinds(source)
+    assert Kind.ONE_OR_MANY in kinds(source.replace("continue", "print(seen)"))
+
+
+def test_a_value_a_loop_around_reads_again_is_not_made_a_list() -> None:
+    source = """
+    def drain(queue, seen):
+        while queue:
+            names = queue.pop()
+            if isinstance(names, str):
+                seen.add(names)
+                seen.discard(None)
+            else:
+                for name in names:
+                    seen.add(name)
+                    seen.discard(None)
+    """
+    assert Kind.ONE_OR_MANY in kinds(source)
+    # The next pass reads `names` before anything sets it again: it would be the list.
+    again = source.replace("names = queue.pop()", "print(names)").replace("queue,", "names,")
+    assert Kind.ONE_OR_MANY not in kinds(again)

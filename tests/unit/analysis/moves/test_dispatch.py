@@ -9,7 +9,7 @@ measures both versions with radon: the claim is the difference.
 from __future__ import annotations
 
 from gzguide.analysis.moves.kinds import Kind
-from support.moves import move, moves
+from support.moves import kinds, move, moves
 
 
 def test_ifs_that_differ_only_in_their_values_are_a_table() -> None:
@@ -184,3 +184,41 @@ def test_two_ifs_are_one_helper_only_when_they_are_near_copies() -> None:
     near = source.replace("expected value must support abs", "relative tolerance must be a number")
     near = near.replace("isinstance(expected, SupportsAbs)", "isinstance(expected, (int, float))")
     assert "do the same thing with other values: one helper" in moves(near)
+
+
+def test_ifs_that_set_different_attributes_or_variables_are_no_table() -> None:
+    """Only getattr and setattr on the names as strings could make those a table."""
+    source = """
+    def defaults(self, options):
+        if self.width is None:
+            self.width = 80
+        if self.name is None:
+            self.name = "main"
+        if self.mode is None:
+            self.mode = options.mode
+        return self
+    """
+    assert Kind.TABLE_OF_CASES not in kinds(source)
+    local = """
+    def defaults(width, name, mode):
+        if width is None:
+            width = 80
+        if name is None:
+            name = "main"
+        if mode is None:
+            mode = "r"
+        return width, name, mode
+    """
+    assert Kind.TABLE_OF_CASES not in kinds(local)
+    # Entries of one mapping a table can set: that stays a table.
+    keyed = """
+    def defaults(cfg):
+        if cfg["width"] is None:
+            cfg["width"] = 80
+        if cfg["name"] is None:
+            cfg["name"] = "main"
+        if cfg["mode"] is None:
+            cfg["mode"] = "r"
+        return cfg
+    """
+    assert Kind.TABLE_OF_CASES in kinds(keyed)

@@ -269,3 +269,101 @@ def test_a_break_of_a_nested_loop_does_not_skip_the_outer_else() -> None:
         return xs
     """
     assert "The `for` loop on line 3 has no `break`" in moves(source)
+
+
+YIELD_EACH = """
+def children(tree):
+    for node in tree.children:
+        yield node
+"""
+
+
+def test_a_loop_that_only_yields_each_item_is_yield_from() -> None:
+    f = move(YIELD_EACH)
+    assert f.kind == Kind.YIELD_FROM
+    assert f.move == (
+        "The loop at lines 3-4 only yields each item of `tree.children`: "
+        "`yield from tree.children` says so, 1 point less."
+    )
+    after = "def children(tree):\n    yield from tree.children\n"
+    assert radon(YIELD_EACH) - radon(after) == 1
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # `yield from` is a syntax error in an async generator
+        YIELD_EACH.replace("def children", "async def children"),
+        # the loop also sets its variable, which is read after it
+        YIELD_EACH + "    print(node)\n",
+        # what the yield hands back is used
+        YIELD_EACH.replace("yield node", "sent = yield node"),
+        # each item is unpacked (and checked to be a pair) before it is yielded
+        YIELD_EACH.replace("node in", "a, b in").replace("yield node", "yield a, b"),
+        YIELD_EACH.replace("yield node", "yield node.name"),
+        YIELD_EACH + "    else:\n        yield None\n",
+    ],
+)
+def test_a_loop_that_does_more_than_pass_items_on_is_not_yield_from(source: str) -> None:
+    assert "yield from" not in moves(source)
+
+
+def test_a_loop_variable_each_loop_binds_afresh_is_no_obstacle() -> None:
+    source = YIELD_EACH + "    for node in tree.extra:\n        yield node\n"
+    # Each loop reads only the value it bound itself.
+    assert Kind.YIELD_FROM in kinds(source)
+
+
+RUNNING_MIN = """
+def smallest(xs):
+    best = None
+    for x in xs:
+        if best is None or x < best:
+            best = x
+    return best
+"""
+
+
+def test_a_loop_that_keeps_a_running_minimum_is_min() -> None:
+    f = move(RUNNING_MIN)
+    assert f.kind == Kind.MIN_MAX
+    assert f.move == (
+        "Lines 3-6 keep a running minimum: `best = min(xs, default=None)` says so, 3 points less."
+    )
+    after = "def smallest(xs):\n    best = min(xs, default=None)\n    return best\n"
+    assert radon(RUNNING_MIN) - radon(after) == 3
+
+
+@pytest.mark.parametrize(
+    ("test", "call"),
+    [
+        ("best < x", "max(xs, default=None)"),
+        ("x > best", "max(xs, default=None)"),
+        ("best > x", "min(xs, default=None)"),
+        ("len(x) > len(best)", "max(xs, key=len, default=None)"),
+        ("best.score > x.score", "min(xs, key=lambda x: x.score, default=None)"),
+    ],
+)
+def test_each_way_of_comparing_says_min_or_max(test: str, call: str) -> None:
+    source = RUNNING_MIN.replace("x < best", test)
+    assert f"`best = {call}`" in move(source).move
+    after = f"def smallest(xs):\n    best = {call}\n    return best\n"
+    assert radon(source) - radon(after) == 3
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # equal items: `<=` keeps the last of them, min() the first
+        RUNNING_MIN.replace("x < best", "x <= best"),
+        RUNNING_MIN.replace("best = None", "best = 0"),
+        # the loop also sets its variable, which is read after it
+        RUNNING_MIN.replace("return best", "return best, x"),
+        RUNNING_MIN.replace("best = x", "best = x\n            print(x)"),
+        RUNNING_MIN.replace("x < best", "x < limit").replace("(xs)", "(xs, limit)"),
+        RUNNING_MIN.replace("x < best", "len(x) < len(best, x)"),
+        RUNNING_MIN.replace("in xs", "in others(best)"),
+    ],
+)
+def test_a_loop_that_is_not_only_a_running_minimum_is_not_min(source: str) -> None:
+    assert Kind.MIN_MAX not in kinds(source)
