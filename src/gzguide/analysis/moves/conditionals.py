@@ -52,18 +52,25 @@ from gzguide.analysis.moves.syntax import (
 #: A guard clause is worth it when the code it lets move out a level has this many
 #: lines of code.
 GUARD_LINES: Final = 6
+#: How much of a guard's test a move quotes.
+GUARD_TEST_CHARS: Final = 44
 
 
 #: A lone compound statement under an ``else`` after a return is worth a level from
 #: this many lines of code.
 NO_ELSE_LINES: Final = 4
 
+#: The longest test two merged ``if``s may have (beyond it, the line wraps).
+MERGED_CHARS: Final = 72
+
 
 @statement_rule(Kind.MERGE_IFS, concern=Concern.NESTING, doc="merge_ifs", on=(ast.If,))
 def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
     """An ``if`` (or the last ``elif``) whose whole body is an ``if``, neither with an else."""
     match stmt.node:
-        case ast.If(body=[ast.If(orelse=[]) as inner], orelse=[]) as node:
+        case ast.If(body=[ast.If(orelse=[]) as inner], orelse=[]) as node if _merge_reads_well(
+            node.test, inner.test
+        ):
             keyword = "elif" if stmt.is_elif else "if"
             test = ast.BoolOp(ast.And(), [node.test, inner.test])
             merged = snippet(f"{keyword} {render(test)}:", 76)
@@ -77,6 +84,19 @@ def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
                 Kind.MERGE_IFS, archetype, text, span, {Concern.NESTING: 1}, 3, extent(inner)
             )
     return None
+
+
+def _merge_reads_well(outer: ast.expr, inner: ast.expr) -> bool:
+    """Whether one test of both reads as well as two: neither is an ``or`` (it would need
+    parentheses) nor spans lines, and together they fit a line."""
+    tests = (outer, inner)
+    if any(_is_or(t) or t.lineno != t.end_lineno for t in tests):
+        return False
+    return len(render(ast.BoolOp(ast.And(), list(tests)))) <= MERGED_CHARS
+
+
+def _is_or(test: ast.expr) -> bool:
+    return isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)
 
 
 def _fails(body: list[ast.stmt]) -> bool:
@@ -101,7 +121,7 @@ def _else_after_return(stmt: Stmt, view: FunctionView) -> Move | None:
         case ast.If(
             body=[*_, ast.Return() | ast.Raise() | ast.Continue() | ast.Break() as leave],
             orelse=[_, *_] as orelse,
-        ) if not stmt.is_elif and _worth_unindenting(orelse):
+        ) if not stmt.is_elif and _worth_unindenting(orelse) and _lopsided(stmt.node.body, orelse):
             leaves = type(leave).__name__.lower()
             inner = lines(orelse[0].lineno, extent(orelse[-1])[1])
             text = (
@@ -123,6 +143,12 @@ def _worth_unindenting(orelse: list[ast.stmt]) -> bool:
     return len(orelse) >= 2 or code_lines(orelse) >= NO_ELSE_LINES
 
 
+def _lopsided(body: list[ast.stmt], orelse: list[ast.stmt]) -> bool:
+    """Whether the ``else`` holds twice the code of the branch that leaves: two cases of
+    a size read well side by side, as the two halves of one choice."""
+    return code_lines(orelse) >= 2 * code_lines(body)
+
+
 def _holds_work(body: list[ast.stmt]) -> bool:
     """Whether moving ``body`` out a level is worth it: it holds a compound statement,
     and :data:`GUARD_LINES` lines of code."""
@@ -137,8 +163,23 @@ def _guard_before_return(stmt: Stmt, view: FunctionView) -> Move | None:
     match stmt.node, stmt.next_node():
         case (ast.If(body=[*_, ast.Return()] as body, orelse=[]) as node, ast.Return() as after):
             # Work that falls through to the final return is clear as it is.
-            return _guard_move(node, after) if _holds_work(body) else None
+            worth = _holds_work(body) and _negates_plainly(node.test, code_lines(body))
+            return _guard_move(node, after) if worth else None
     return None
+
+
+def _negates_plainly(test: ast.expr, held: int) -> bool:
+    """Whether a guard on the opposite of ``test`` reads well: not the negation of an
+    ``and``/``or`` (``not (a and b)``), unless it lets a long body move out."""
+    return not isinstance(test, ast.BoolOp) or held >= 2 * GUARD_LINES
+
+
+def _guard(test: ast.expr, leave: ast.stmt) -> str:
+    """``if <test>: <leave>`` as code, the test shortened so that the leaving shows."""
+    shown = render(test)
+    if len(shown) > GUARD_TEST_CHARS:
+        shown = shown[: GUARD_TEST_CHARS - 1].rstrip() + "…"
+    return f"`if {shown}: {render(leave)}`"
 
 
 def _second_to_last(stmt: Stmt) -> bool:
@@ -147,11 +188,11 @@ def _second_to_last(stmt: Stmt) -> bool:
 
 
 def _guard_move(node: ast.If, after: ast.Return) -> Move:
-    guard = ast.If(negation(node.test), [after], [])
+    guard = _guard(negation(node.test), after)
     inner = lines(node.body[0].lineno, extent(node.body[-1])[1])
     text = (
         f"The `if` on line {node.lineno} wraps the function's work and the last line returns "
-        f"the other case: {code(guard, 60)} first lets {inner} move out a level."
+        f"the other case: {guard} first lets {inner} move out a level."
     )
     span = (node.lineno, extent(after)[1])
     return Move(Kind.RETURN_GUARD, ARROWHEAD, text, span, {Concern.NESTING: 1}, 2)
@@ -191,7 +232,8 @@ def _wrapping(stmt: Stmt, node: ast.If) -> tuple[_Block, int] | None:
     if block is None or not any(is_compound(s) for s in node.body):
         return None  # flattening a few plain lines by a level changes little
     held = code_lines(node.body)
-    return (block, held) if held >= GUARD_LINES else None
+    worth = held >= GUARD_LINES and _negates_plainly(node.test, held)
+    return (block, held) if worth else None
 
 
 def _inner(node: ast.If) -> str:
@@ -228,10 +270,10 @@ def _main_path(view: FunctionView, node: ast.If, held: int) -> bool:
 
 
 def _wrapping_move(stmt: Stmt, node: ast.If, block: _Block) -> Move:
-    guard = ast.If(negation(node.test), [block.leave()], [])
+    guard = _guard(negation(node.test), block.leave())
     text = (
         f"The `if` on line {node.lineno} wraps the rest of the {block.words}: starting with "
-        f"{code(guard, 60)} lets {_inner(node)} move out a level."
+        f"{guard} lets {_inner(node)} move out a level."
     )
     return Move(block.kind, ARROWHEAD, text, span_of(stmt), {Concern.NESTING: 1}, 2)
 
@@ -266,6 +308,8 @@ def _leaving_else_first(stmt: Stmt, node: ast.If, orelse: list[ast.stmt]) -> Mov
     """An ``else`` that ends by leaving, wherever its ``if`` is: what follows the ``if``
     runs only after its body, so the body can follow the guard and move out a level."""
     if stmt.is_elif or not _holds_work(node.body):
+        return None
+    if not _negates_plainly(node.test, code_lines(node.body)):
         return None
     if code_lines(orelse) * 2 > code_lines(node.body):
         return None  # two cases of some size each read well side by side

@@ -50,6 +50,8 @@ MIN_ARMS: Final = 3
 #: A table of handlers pays off from this many arms, or from a chain this long.
 HANDLER_ARMS: Final = 4
 HANDLER_LINES: Final = 12
+#: Up to so many arms of one line each read better as they are than as handlers.
+ONE_LINE_ARMS: Final = 5
 #: So many same-shaped ``if``s in a row make a table; two suffice when each is a
 #: block of this many lines.
 REPEATS: Final = 3
@@ -75,8 +77,22 @@ def _subject_of(test: ast.expr, params: frozenset[str]) -> _Test | None:
             args=[ast.Constant() | ast.Tuple()],
         ):
             return _Test("value", ast.dump(subject), subject)
-        case ast.Compare(left=left, ops=[ast.Eq() | ast.Is() | ast.In()], comparators=[right]):
+        case ast.Compare():
+            return _compared(test, params)
+    return None
+
+
+def _compared(test: ast.Compare, params: frozenset[str]) -> _Test | None:
+    """What a comparison tests: either side of ``==``/``is``; the left of ``in`` a literal
+    collection (``x in (A, B)`` tests x; ``"key" in mapping`` asks whether a key is
+    there, which is no test of one value)."""
+    match test:
+        case ast.Compare(left=left, ops=[ast.Eq() | ast.Is()], comparators=[right]):
             return _side_test(left, right, params) or _side_test(right, left, params)
+        case ast.Compare(
+            left=left, ops=[ast.In()], comparators=[ast.Tuple() | ast.List() | ast.Set() as right]
+        ):
+            return _side_test(left, right, params)
     return None
 
 
@@ -302,7 +318,21 @@ _REMEDIES: Final = {
     ),
     "tag": "a dict from each tag to a handler function replaces it.",
     "code": "an Enum of the codes and a dict from each to a handler replace it.",
+    "named code": "a dict from each code to a handler replaces it.",
 }
+
+
+def _remedy(chain: _Chain) -> str:
+    """What replaces the chain; codes that already have names need no Enum."""
+    named = chain.kind == "code" and all(_compares_with_a_name(test) for test, _, _ in chain.arms)
+    return _REMEDIES["named code" if named else chain.kind]
+
+
+def _compares_with_a_name(test: ast.expr) -> bool:
+    match test:
+        case ast.Compare(comparators=[ast.Name() | ast.Attribute()]):
+            return True
+    return False
 
 
 def _handlers_move(chain: _Chain) -> Move:
@@ -314,16 +344,17 @@ def _handlers_move(chain: _Chain) -> Move:
     span = chain.span
     text = (
         f"The chain at {lines(*span)} picks behaviour by the {chain.kind} of "
-        f"{code(chain.shown, 40)} in {chain.cases} arms: {_REMEDIES[chain.kind]}"
+        f"{code(chain.shown, 40)} in {chain.cases} arms: {_remedy(chain)}"
     )
     return Move(Kind.DISPATCH_TABLE, archetype, text, span, {Concern.COMPLEXITY: chain.points}, 6)
 
 
 def _short(chain: _Chain) -> bool:
-    """A short chain reads better than a table of three handlers, or of one-line handlers."""
-    return code_lines([chain.node]) < HANDLER_LINES and (
-        len(chain.arms) < HANDLER_ARMS or all(code_lines(b) == 1 for b in chain.bodies)
-    )
+    """A short chain reads better than a table of three handlers, or of a few one-line
+    handlers (whatever its ``else`` holds)."""
+    if len(chain.arms) <= ONE_LINE_ARMS and all(code_lines(b) == 1 for b in chain.bodies):
+        return True
+    return code_lines([chain.node]) < HANDLER_LINES and len(chain.arms) < HANDLER_ARMS
 
 
 def _short_switch_move(chain: _Chain, archetype: str) -> Move:

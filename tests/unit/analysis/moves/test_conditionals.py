@@ -153,6 +153,70 @@ def test_a_loop_alone_under_an_else_after_a_return_moves_out() -> None:
     assert "is not needed" not in moves(short)
 
 
+def test_two_branches_of_a_size_keep_their_else() -> None:
+    source = """
+    def stats(self, container, stream=True):
+        url = self._url(container)
+        if stream:
+            response = self._get(url, stream=True)
+            return self._stream(response, decode=True)
+        else:
+            for part in self._get(url, stream=False).parts:
+                self._check(part)
+            return self._result(url)
+    """
+    assert Kind.NO_ELSE not in kinds(source)
+
+
+def test_ifs_whose_merged_test_would_read_worse_stay_apart() -> None:
+    merged = """
+    def check(value, strict, logger):
+        if strict or logger.enabled:
+            if value is not None:
+                logger.warn(value)
+    """
+    assert Kind.MERGE_IFS not in kinds(merged)  # `(strict or ...) and ...` needs parentheses
+    spread = """
+    def check(value, strict, logger):
+        if value is not None:
+            if (strict and logger.enabled
+                    and value.level > logger.level):
+                logger.warn(value)
+    """
+    assert Kind.MERGE_IFS not in kinds(spread)
+    short = merged.replace("strict or logger.enabled", "strict")
+    assert Kind.MERGE_IFS in kinds(short)
+
+
+def test_a_guard_on_the_negation_of_an_and_needs_a_long_body() -> None:
+    body = "".join(f"                step{n}(x)\n" for n in range(5))
+    source = f"""
+    def run(items, ready, limit):
+        for x in items:
+            if ready and x < limit:
+                if x:
+                    log(x)
+{body}
+    """
+    assert not {Kind.CONTINUE_GUARD, Kind.RETURN_GUARD} & set(kinds(source))
+    plain = source.replace("if ready and x < limit:", "if ready:")
+    assert Kind.CONTINUE_GUARD in kinds(plain)
+
+
+def test_a_long_guard_keeps_its_leaving_in_view() -> None:
+    body = "".join(f"                step{n}(x)\n" for n in range(5))
+    source = f"""
+    def run(items):
+        for x in items:
+            if x.opname not in ('RETURN_VALUE', 'RAISE_VARARGS', 'RERAISE', 'YIELD'):
+                if x:
+                    log(x)
+{body}
+    """
+    text = moves(source)
+    assert "…: continue`" in text, text
+
+
 def test_an_elif_holding_only_an_if_merges() -> None:
     source = """
     def is_marker(expr):

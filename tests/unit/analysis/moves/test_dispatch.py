@@ -128,6 +128,73 @@ def test_a_code_handed_in_picks_behaviour_is_a_primitive() -> None:
     assert "by the code of `fmt` in 4 arms" in f.move
 
 
+def test_codes_that_have_names_need_no_enum() -> None:
+    source = """
+    def render(fmt, rows, out):
+        if fmt == CSV:
+            out.write(header(rows))
+            write_csv(rows, out)
+        elif fmt == JSON:
+            json.dump(rows, out)
+            out.write(END)
+        elif fmt == HTML:
+            out.write('<table>')
+            write_rows(rows, out)
+            out.write('</table>')
+        elif fmt == TEXT:
+            for row in rows:
+                print(row, file=out)
+    """
+    f = move(source)
+    assert f.kind == Kind.DISPATCH_TABLE
+    assert f.move.endswith("in 4 arms: a dict from each code to a handler replaces it.")
+
+
+def test_keys_a_mapping_holds_are_no_codes() -> None:
+    source = """
+    def checker(response):
+        if 'service_error_code' in response:
+            found = ServiceChecker(response['http_status_code'], response['service_error_code'])
+            found.strict = True
+        elif 'http_status_code' in response:
+            found = StatusChecker(response['http_status_code'])
+            found.strict = False
+        elif 'crc32body' in response:
+            found = CRCChecker(response['crc32body'])
+            found.strict = False
+        elif 'etag' in response:
+            found = TagChecker(response['etag'])
+            found.strict = True
+        else:
+            raise ValueError("Unknown retry policy")
+        return found
+    """
+    assert Kind.DISPATCH_TABLE not in kinds(source)
+
+
+def test_a_few_one_line_arms_stay_as_they_are_whatever_the_else_holds() -> None:
+    source = """
+    def decompressor(kind):
+        check(kind)
+        if kind == STORED:
+            return None
+        elif kind == DEFLATED:
+            return zlib.decompressobj(-15)
+        elif kind == BZIP2:
+            return bz2.BZ2Decompressor()
+        elif kind == LZMA:
+            return LZMADecompressor()
+        else:
+            name = names.get(kind)
+            if name:
+                raise NotImplementedError("compression type %d (%s)" % (kind, name))
+            else:
+                raise NotImplementedError("compression type %d" % (kind,))
+    """
+    assert Kind.DISPATCH_TABLE not in kinds(source)
+    assert "short arms: clear as it is" in moves(source)
+
+
 def test_a_code_whose_arms_differ_only_in_values_is_a_table() -> None:
     source = """
     def show_help(what, name):
