@@ -257,10 +257,19 @@ def _wrapping_guard(stmt: Stmt, view: FunctionView) -> Move | None:
             if found is None:
                 return None
             block, held = found
-            if block is _FUNCTION and not _main_path(view, node, held):
-                return None  # not the main path: an error exit reads better where it is
+            if not _worth_a_guard(view, node, block, held):
+                return None
             return _wrapping_move(stmt, node, block)
     return None
+
+
+def _worth_a_guard(view: FunctionView, node: ast.If, block: _Block, held: int) -> bool:
+    """Whether the ``if`` that ends ``block`` is better turned into a guard: at the end of
+    the function, when it holds the main path; in a loop, unless it is a search's match
+    (acted on and left with a return or a raise)."""
+    if block is _FUNCTION:
+        return _main_path(view, node, held)  # an error exit reads better where it is
+    return not isinstance(node.body[-1], ast.Return | ast.Raise)
 
 
 def _main_path(view: FunctionView, node: ast.If, held: int) -> bool:

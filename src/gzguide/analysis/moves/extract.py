@@ -516,6 +516,8 @@ STACK_CALLS: Final = frozenset(f"{m}.{f}" for m, fs in _STACK_FUNCTIONS.items() 
 FLAG: Final = "flag"
 #: It calls a local that only holds another value's method (``append = parts.append``).
 ALIAS: Final = "alias"
+#: The block calls a function defined inside this one: the helper would take a closure.
+CLOSURE: Final = "closure"
 HANDS_OVER: Final = "hands_over"
 #: Decorators under which a function's ``yield`` hands control to its caller once:
 #: the generator is the protocol, not a stream of values to delegate.
@@ -698,6 +700,12 @@ class Examiner:
         would take the bound method as a parameter."""
         aliases = [n for n in block.inputs if self._only_a_method(n)]
         return ALIAS if any(_only_called(block.stmts, n) for n in aliases) else None
+
+    def _calls_a_closure(self, block: _Block) -> str | None:
+        """A function nested in this one that the block reads: a helper would take it as a
+        parameter, and what it closes over with it."""
+        nested = {n.name for n in self.view.nested_nodes if not isinstance(n, ast.ClassDef)}
+        return CLOSURE if nested & set(block.inputs) else None
 
     def _only_a_method(self, name: str) -> bool:
         """Whether every value the function gives ``name`` is an attribute of a name."""
@@ -924,6 +932,7 @@ _CHECKS: Final[tuple[Callable[[Examiner, _Block], str | None], ...]] = (
     Examiner._threads,
     Examiner._bare,
     Examiner._calls_an_alias,
+    Examiner._calls_a_closure,
 )
 
 

@@ -445,3 +445,18 @@ def test_a_value_a_loop_around_reads_again_is_not_made_a_list() -> None:
     # The next pass reads `names` before anything sets it again: it would be the list.
     again = source.replace("names = queue.pop()", "print(names)").replace("queue,", "names,")
     assert Kind.ONE_OR_MANY not in kinds(again)
+
+
+def test_a_loop_that_searches_and_returns_gets_no_continue_guard() -> None:
+    body = "".join(f"                step{n}(x)\n" for n in range(5))
+    source = f"""
+    def first(items, wanted):
+        for x in items:
+            check(x)
+            if x.name in wanted:
+                if x:
+                    log(x)
+{body}                return x
+    """
+    assert Kind.CONTINUE_GUARD not in kinds(source)
+    assert Kind.CONTINUE_GUARD in kinds(source.replace("                return x\n", ""))

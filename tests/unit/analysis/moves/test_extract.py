@@ -16,6 +16,7 @@ import pytest
 from gzguide.analysis.facts.walk import view_of
 from gzguide.analysis.moves.extract import (
     ALIAS,
+    CLOSURE,
     FLAG,
     FRAME,
     HANDS_OVER,
@@ -559,3 +560,28 @@ def test_a_block_that_calls_a_local_speed_alias_stays() -> None:
     assert examined(source, 6, is_method=False) == ALIAS
     plain = source.replace("append(", "parts.append(")
     assert examined(plain, 6, is_method=False) != ALIAS
+
+
+def test_a_block_that_calls_a_function_defined_in_this_one_stays() -> None:
+    source = """
+    def for_filename(cls, filename, module_globals=None):
+        if isinstance(filename, Path):
+            filename = str(filename)
+
+        def get_lines():
+            return linecache.getlines(filename, module_globals)
+
+        # Save the current entry, then ensure the cache is up to date.
+        entry = linecache.cache.get(filename)
+        linecache.checkcache(filename)
+        lines = get_lines()
+        if entry is not None and not lines:
+            linecache.cache[filename] = entry
+            lines = get_lines()
+        return cls.of(filename, tuple(lines))
+    """
+    tree = ast.parse(textwrap.dedent(source))
+    view = view_of(next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)))
+    run = tuple(s for s in view.body if 10 <= s.line <= 13)
+    assert len(run) == 4
+    assert Examiner(view, is_method=False).examine(run) == CLOSURE
