@@ -133,7 +133,8 @@ def _membership_move(run: list[ast.expr], is_or: bool) -> Move:
         f"{snippet(merged)}: {plural(len(run) - 1, 'point')} less."
     )
     gains = {Concern.COMPLEXITY: len(run) - 1}
-    return Move(Kind.MEMBERSHIP, UNCLASSIFIED, text, extent(first), gains, 4)
+    span = (first.lineno, extent(compares[-1])[1])
+    return Move(Kind.MEMBERSHIP, UNCLASSIFIED, text, span, gains, 4)
 
 
 @function_rule(Kind.CONDITIONAL, concern=Concern.COMPLEXITY, doc="conditional")
@@ -155,6 +156,77 @@ def isinstance_tuple(view: FunctionView) -> Iterator[Move]:
     for boolop in _ors(view):
         for run in _runs(boolop.values, _isinstance_subject):
             yield _isinstance_move([v for v in run if isinstance(v, ast.Call)])
+
+
+#: The string methods that take a tuple of prefixes or suffixes.
+_AFFIX_METHODS: Final = frozenset({"startswith", "endswith"})
+
+
+def _affix_key(negated: bool) -> _Key:
+    """The receiver and method of ``s.startswith(x)`` (``not s.startswith(x)`` when
+    ``negated``), one positional argument and no other."""
+
+    def key(value: ast.expr) -> str | None:
+        match value:
+            case ast.UnaryOp(op=ast.Not(), operand=call) if negated:
+                return _affix_call(call)
+            case ast.Call() if not negated:
+                return _affix_call(value)
+        return None
+
+    return key
+
+
+def _affix_call(node: ast.expr) -> str | None:
+    match node:
+        case ast.Call(func=ast.Attribute(value=receiver, attr=method), args=[arg], keywords=[]) if (
+            method in _AFFIX_METHODS and not isinstance(arg, ast.Starred)
+        ):
+            return f"{method}:{ast.dump(receiver)}"
+    return None
+
+
+@function_rule(
+    Kind.STARTSWITH_TUPLE,
+    concern=Concern.COMPLEXITY,
+    doc="membership-isinstance_tuple-tuple_compare",
+)
+def startswith_tuple(view: FunctionView) -> Iterator[Move]:
+    """``s.startswith(a) or s.startswith(b)`` is ``s.startswith((a, b))``; ``not
+    s.startswith(a) and not s.startswith(b)`` is ``not s.startswith((a, b))``."""
+    for boolop in view.boolops:
+        negated = isinstance(boolop.op, ast.And)
+        for run in _runs(boolop.values, _affix_key(negated)):
+            yield _affix_move(run, negated)
+
+
+def _affix_move(run: list[ast.expr], negated: bool) -> Move:
+    calls = [_called(v) for v in run]
+    first = calls[0]
+    affixes = [e for c in calls for e in _affixes(c.args[0])]
+    merged = ast.Call(first.func, [ast.Tuple(affixes, ast.Load())], [])
+    shown = render(ast.UnaryOp(ast.Not(), merged) if negated else merged)
+    joined = ast.BoolOp(ast.And() if negated else ast.Or(), run)
+    text = (
+        f"{code(joined, 60)} on line {first.lineno} is {snippet(shown, 70)}: "
+        f"{plural(len(run) - 1, 'point')} less."
+    )
+    span = (first.lineno, extent(run[-1])[1])
+    return Move(
+        Kind.STARTSWITH_TUPLE, UNCLASSIFIED, text, span, {Concern.COMPLEXITY: len(run) - 1}, 4
+    )
+
+
+def _called(value: ast.expr) -> ast.Call:
+    """The call of an operand ``s.startswith(x)`` or ``not s.startswith(x)``."""
+    call = value.operand if isinstance(value, ast.UnaryOp) else value
+    assert isinstance(call, ast.Call)
+    return call
+
+
+def _affixes(arg: ast.expr) -> list[ast.expr]:
+    """The prefixes an argument names: a tuple's items, or the argument itself."""
+    return list(arg.elts) if isinstance(arg, ast.Tuple) else [arg]
 
 
 def _isinstance_move(calls: list[ast.Call]) -> Move:

@@ -58,6 +58,7 @@ class Kind(enum.StrEnum):
     # boolean expressions and returns
     MEMBERSHIP = "membership"
     ISINSTANCE_TUPLE = "isinstance_tuple"
+    STARTSWITH_TUPLE = "startswith_tuple"
     CONDITIONAL = "conditional"
     TUPLE_COMPARE = "tuple_compare"
     BOOL_RETURN = "bool_return"

@@ -165,9 +165,12 @@ def _complexity_move(found: _FunctionMoves, value: int) -> Move | None:
 
 
 def _prefer_the_idiom(best: Move | None, block: Extraction | None) -> bool:
-    """Whether the best local move wins over the extraction (it takes as many points,
-    or but one fewer)."""
-    return best is not None and (block is None or block.points <= best.gain(Concern.COMPLEXITY) + 1)
+    """Whether the best local move wins over the extraction: it takes as many points, or
+    but one fewer, or it is inside the block (once plainer, the block may stay)."""
+    if best is None or block is None:
+        return best is not None
+    inside = block.start_line <= best.span[0] <= best.span[1] <= block.end_line
+    return inside or block.points <= best.gain(Concern.COMPLEXITY) + 1
 
 
 def _flattening(found: _FunctionMoves) -> Move | None:

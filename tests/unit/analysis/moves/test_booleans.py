@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from gzguide.analysis.moves.kinds import Kind
-from support.moves import kinds, move, radon
+from support.moves import hints, kinds, move, moves, radon
 
 
 def test_chained_equality_is_membership() -> None:
@@ -128,3 +128,27 @@ def test_an_or_that_can_change_the_value_is_not_dead(value: str) -> None:
         return {value}
     """
     assert Kind.DEAD_OR not in kinds(source)
+
+
+def test_prefix_tests_of_one_string_are_one_call_with_a_tuple() -> None:
+    source = """
+    def payload(lines):
+        kept = []
+        for line in lines:
+            if not line.startswith('-----BEGIN') and not line.startswith('-----END'):
+                kept.append(line)
+            elif line.endswith('#') or line.endswith(('//', ';')):
+                kept.append(line[:-1])
+        return kept
+    """
+    found = [f for f in hints(source) if f.kind == Kind.STARTSWITH_TUPLE]
+    assert found, moves(source)
+    text = moves(source)
+    assert "is `not line.startswith(('-----BEGIN', '-----END'))`: 1 point less." in text
+    after = source.replace(
+        "not line.startswith('-----BEGIN') and not line.startswith('-----END')",
+        "not line.startswith(('-----BEGIN', '-----END'))",
+    )
+    assert radon(source) - radon(after) == 1
+    other = source.replace("line.startswith('-----END')", "other.startswith('-----END')")
+    assert "startswith(('-----BEGIN'" not in moves(other)
