@@ -70,6 +70,25 @@ class _Search(NamedTuple):
         gains = {Concern.COMPLEXITY: 1, Concern.NESTING: 2, Concern.SIZE: body_lines([self.loop])}
         return Move(kind, UNCLASSIFIED, text + ".", self.span, gains, priority=3)
 
+    def of_classes(self) -> Move | None:
+        """``for cls in classes: if isinstance(x, cls): return True`` then ``return False``
+        is one ``isinstance`` call with a tuple of the classes."""
+        match self.test, self.loop.target:
+            case ast.Call(
+                func=ast.Name(id="isinstance"), args=[subject, ast.Name(id=each)], keywords=[]
+            ), ast.Name(id=target) if each == target and not mentions(subject, {target}):
+                classes = self.loop.iter
+                tupled = (
+                    render(classes)
+                    if isinstance(classes, ast.Tuple)
+                    else (f"tuple({render(classes)})")
+                )
+                call = snippet(f"return isinstance({render(subject)}, {tupled})", 78)
+                text = f"{self.opening}: {call} replaces it and its `return False`."
+                gains = {Concern.COMPLEXITY: 2, Concern.NESTING: 2}
+                return Move(Kind.ANY, UNCLASSIFIED, text, self.span, gains, priority=3)
+        return None
+
     def first_match(self, found: ast.expr, default: ast.expr | None) -> Move:
         """``next``: the first value the loop returns, or the final ``return``'s."""
         fallback = render(default) if default is not None else "None"
@@ -101,7 +120,9 @@ def _search_move(search: _Search, found: ast.expr | None, default: ast.expr | No
     ``return`` after it does (``default``)."""
     match found, default:
         case ast.Constant(value=True), ast.Constant(value=False):
-            return search.verdict(Kind.ANY, f"any({render(search.test)} {search.clause})", "False")
+            return search.of_classes() or search.verdict(
+                Kind.ANY, f"any({render(search.test)} {search.clause})", "False"
+            )
         case ast.Constant(value=False), ast.Constant(value=True):
             return search.verdict(Kind.ALL, _all_of(search), "True")
         case ast.Constant(), _:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from radon.visitors import ComplexityVisitor
 
 from gzguide.analysis.moves.kinds import Kind
 from support.moves import kinds, move, moves, radon
@@ -367,3 +368,20 @@ def test_each_way_of_comparing_says_min_or_max(test: str, call: str) -> None:
 )
 def test_a_loop_that_is_not_only_a_running_minimum_is_not_min(source: str) -> None:
     assert Kind.MIN_MAX not in kinds(source)
+
+
+def test_a_search_for_the_class_of_a_value_is_one_isinstance() -> None:
+    source = """
+    def is_handled(error, handled):
+        for cls in handled:
+            if isinstance(error, cls):
+                return True
+        return False
+    """
+    f = move(source)
+    assert f.kind == Kind.ANY
+    assert "`return isinstance(error, tuple(handled))` replaces it" in f.move
+    literal = source.replace("in handled:", "in (KeyError, IndexError):")
+    assert "`return isinstance(error, (KeyError, IndexError))`" in move(literal).move
+    after = "def is_handled(error, handled):\n    return isinstance(error, tuple(handled))\n"
+    assert radon(source) - ComplexityVisitor.from_code(after).functions[0].complexity == 2
