@@ -19,9 +19,11 @@ from gzguide.analysis.moves.extract import (
     CLOSURE,
     FLAG,
     FRAME,
+    GUARD,
     HANDS_OVER,
     LEAVES_RETURN,
     LEAVES_YIELD,
+    MOST,
     RECURSES,
     Examiner,
     Extraction,
@@ -585,3 +587,40 @@ def test_a_block_that_calls_a_function_defined_in_this_one_stays() -> None:
     run = tuple(s for s in view.body if 10 <= s.line <= 13)
     assert len(run) == 4
     assert Examiner(view, is_method=False).examine(run) == CLOSURE
+
+
+def test_a_block_that_is_most_of_the_body_stays() -> None:
+    # 8 of a 10-line body: the helper would be the function under another name.
+    source = """
+    def total(rows, scale):
+        result = 0
+        for row in rows:
+            if row.skip:
+                continue
+            value = row.value * scale
+            if value > LIMIT:
+                value = LIMIT
+            result += value
+            log(row)
+        return result
+    """
+    assert examined(source, 4, is_method=False) == MOST
+    assert "can move into" not in moves(source)
+
+
+def test_a_block_whose_going_leaves_only_the_guard_stays() -> None:
+    source = """
+    def publish(event, sinks):
+        if event is None:
+            return
+        for sink in sinks:
+            if sink.accepts(event):
+                sink.send(event)
+                sink.flush()
+            else:
+                sink.skip(event)
+                sink.note(event)
+    """
+    assert examined(source, 5, is_method=False) == MOST  # all but the guard
+    assert examined(source, 3, is_method=False) == GUARD  # and the guard is no step
+    assert "can move into" not in moves(source)
