@@ -86,7 +86,8 @@ class LspSession:
             "processId": os.getpid(),
             "rootUri": bench.workspace.as_uri(),
             "capabilities": {},
-            "initializationOptions": {"debounceMs": 0},
+            # Every hint shown, census too: the check counts one diagnostic per hint.
+            "initializationOptions": {"debounceMs": 0, "census": "all"},
         }
         self.send({"id": 1, "method": "initialize", "params": params})
         answer = json.loads(self.process.receive())

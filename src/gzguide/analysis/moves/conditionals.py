@@ -46,6 +46,7 @@ from gzguide.analysis.moves.syntax import (
     read_outside_its_loops,
     renamed,
     same_code,
+    same_tree,
     span_of,
 )
 
@@ -72,18 +73,23 @@ def _merge_ifs(stmt: Stmt, view: FunctionView) -> Move | None:
             node.test, inner.test
         ):
             keyword = "elif" if stmt.is_elif else "if"
-            test = ast.BoolOp(ast.And(), [node.test, inner.test])
-            merged = snippet(f"{keyword} {render(test)}:", 76)
-            text = (
-                f"The `{keyword}` on line {node.lineno} holds only the `if` on line "
-                f"{inner.lineno}: {merged} is one test and one level less."
-            )
+            text = _merged_text(keyword, node, inner)
             span = (node.lineno, inner.lineno)
             archetype = nesting_archetype(view)
             return Move(
                 Kind.MERGE_IFS, archetype, text, span, {Concern.NESTING: 1}, 3, extent(inner)
             )
     return None
+
+
+def _merged_text(keyword: str, node: ast.If, inner: ast.If) -> str:
+    """The merge of an ``if`` holding only an ``if``; an inner test that repeats the
+    outer one is only dropped."""
+    held = f"The `{keyword}` on line {node.lineno} holds only the `if` on line {inner.lineno}"
+    if same_tree(node.test, inner.test):
+        return f"{held}, which repeats its test: drop the inner `if`, one level less."
+    merged = snippet(f"{keyword} {render(ast.BoolOp(ast.And(), [node.test, inner.test]))}:", 76)
+    return f"{held}: {merged} is one test and one level less."
 
 
 def _merge_reads_well(outer: ast.expr, inner: ast.expr) -> bool:

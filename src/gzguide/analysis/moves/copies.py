@@ -144,6 +144,27 @@ def _stores(node: ast.stmt) -> bool:
     return False
 
 
+def _keep_inherited(parent: str, same_name: bool) -> str:
+    """A copy in a subclass of the class that holds the other."""
+    kept = f"keep the one in `{parent}`, which the other class extends"
+    return (
+        f"{kept}, and drop the copy"
+        if same_name
+        else f"{kept}, and make the other name refer to it"
+    )
+
+
+def _extended(ours: ast.ClassDef | None, theirs: ast.ClassDef | None) -> str | None:
+    """The one of two classes the other names as a base, if either does."""
+    owners = _two_classes(ours, theirs)
+    if owners is None:
+        return None
+    first, second = owners
+    if first.name in {render(b) for b in second.bases}:
+        return first.name
+    return second.name if second.name in {render(b) for b in first.bases} else None
+
+
 def _shared_bases(ours: ast.ClassDef | None, theirs: ast.ClassDef | None) -> list[str]:
     """The bases both classes name (``object`` aside), in the order the first names them."""
     owners = _two_classes(ours, theirs)
@@ -173,6 +194,9 @@ def _keep(scope: Scope, found: FunctionCopy) -> str:
     owner = found.other.owner
     if owner is scope.owner or owner is None:
         return f"keep one and have the {'others' if found.more else 'other'} call it"
+    parent = _extended(scope.owner, owner)
+    if parent is not None:
+        return _keep_inherited(parent, scope.node.name == found.other.node.name)
     shared = _shared_bases(scope.owner, owner)
     if shared:
         return f"one definition in `{shared[0]}`, which both extend, can serve {_both(found.more)}"

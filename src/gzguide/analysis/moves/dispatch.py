@@ -391,15 +391,29 @@ def _match_move(stmt: Stmt, node: ast.Match) -> Move | None:
     classes = sum(isinstance(c.pattern, ast.MatchClass) for c in node.cases)
     arms = _match_arms(node, classes)
     span = extent(node)
-    if arms < MIN_ARMS or (arms < HANDLER_ARMS and span[1] - span[0] + 1 < HANDLER_LINES):
+    if arms < MIN_ARMS or _short_cases(node, arms, span):
         return None
     by = "type" if classes else "value"
     text = (
         f"The `match` at {lines(*span)} picks behaviour by the {by} of "
-        f"{code(node.subject, 40)} in {arms} cases: a handler per case "
-        "(a dict, methods on the types, or `functools.singledispatch`) replaces it."
+        f"{code(node.subject, 40)} in {arms} cases: {_MATCH_REMEDIES[by]}"
     )
     return Move(Kind.DISPATCH_TABLE, SWITCH, text, span, {Concern.COMPLEXITY: stmt.points}, 6)
+
+
+#: What replaces a long ``match``, by what its cases test.
+_MATCH_REMEDIES: Final = {
+    "type": "a method on each type, or `functools.singledispatch`, replaces it.",
+    "value": "a dict from each value to a handler replaces it.",
+}
+
+
+def _short_cases(node: ast.Match, arms: int, span: tuple[int, int]) -> bool:
+    """A ``match`` that reads better than handlers: few cases in few lines, or up to
+    five cases of a line or two each."""
+    if arms < HANDLER_ARMS and span[1] - span[0] + 1 < HANDLER_LINES:
+        return True
+    return arms <= ONE_LINE_ARMS and all(code_lines(c.body) <= 2 for c in node.cases)
 
 
 def _match_arms(node: ast.Match, classes: int) -> int:

@@ -89,8 +89,12 @@ class _Search(NamedTuple):
                 return Move(Kind.ANY, UNCLASSIFIED, text, self.span, gains, priority=3)
         return None
 
-    def first_match(self, found: ast.expr, default: ast.expr | None) -> Move:
-        """``next``: the first value the loop returns, or the final ``return``'s."""
+    def first_match(self, found: ast.expr, default: ast.expr | None) -> Move | None:
+        """``next``: the first value the loop returns, or the final ``return``'s, when
+        that costs nothing to compute (``next`` computes its default before it looks:
+        a call there would run even when a match is found)."""
+        if default is not None and not _costless(default):
+            return None
         fallback = render(default) if default is not None else "None"
         generator = f"({render(found)} {self.clause} if {render(self.test)})"
         call = snippet(f"return next({generator}, {fallback})", 86)
@@ -130,6 +134,21 @@ def _search_move(search: _Search, found: ast.expr | None, default: ast.expr | No
         case ast.expr() as value, _:
             return search.first_match(value, default)
     return None
+
+
+def _costless(node: ast.expr | None) -> bool:
+    """Whether evaluating ``node`` does nothing but give a value: a literal, a name, an
+    attribute, or a container of those (no call, no subscript that may raise)."""
+    match node:
+        case ast.Constant() | ast.Name():
+            return True
+        case ast.Attribute(value=value):
+            return _costless(value)
+        case ast.Tuple(elts=parts) | ast.List(elts=parts) | ast.Set(elts=parts):
+            return all(map(_costless, parts))
+        case ast.Dict(keys=keys, values=values):
+            return all(map(_costless, [*keys, *values]))
+    return False
 
 
 def _all_of(search: _Search) -> str:
@@ -356,7 +375,7 @@ def _else_line(
     on=(ast.For, ast.AsyncFor, ast.While),
 )
 def _loop_else_without_break(stmt: Stmt, view: FunctionView) -> Move | None:
-    """A loop ``else`` with no ``break`` to skip it: it always runs."""
+    """A loop ``else`` with no ``break`` to skip it: it runs whenever the loop finishes."""
     node = stmt.node
     if not isinstance(node, ast.For | ast.AsyncFor | ast.While) or not node.orelse:
         return None
@@ -366,7 +385,8 @@ def _loop_else_without_break(stmt: Stmt, view: FunctionView) -> Move | None:
     loop = "`for`" if isinstance(node, ast.For | ast.AsyncFor) else "`while`"
     text = (
         f"The {loop} loop on line {node.lineno} has no `break`, so its `else` (line "
-        f"{else_line}) always runs: drop the `else:` and unindent its body, 1 point less."
+        f"{else_line}) runs whenever the loop finishes, as code after it would: drop the "
+        "`else:` and unindent its body, 1 point less."
     )
     gains = {Concern.COMPLEXITY: 1, Concern.SIZE: 1}
     return Move(Kind.LOOP_ELSE, UNCLASSIFIED, text, (node.lineno, else_line), gains, 3)

@@ -460,3 +460,17 @@ def test_a_loop_that_searches_and_returns_gets_no_continue_guard() -> None:
     """
     assert Kind.CONTINUE_GUARD not in kinds(source)
     assert Kind.CONTINUE_GUARD in kinds(source.replace("                return x\n", ""))
+
+
+def test_an_inner_if_that_repeats_the_outer_test_is_dropped() -> None:
+    source = """
+    def defaults(parameter, seen):
+        if 'default' in parameter:
+            if 'default' in parameter:
+                seen.append(parameter['default'])
+    """
+    assert Kind.MERGE_IFS in kinds(source)
+    assert (
+        "The `if` on line 3 holds only the `if` on line 4, which repeats its test: "
+        "drop the inner `if`, one level less."
+    ) in moves(source)

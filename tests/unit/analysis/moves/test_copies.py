@@ -300,3 +300,20 @@ def test_a_copy_among_several_says_how_many_more() -> None:
         "`is_file` (lines 10-16) is this method but for `S_ISREG` (here `S_ISDIR`), "
         "and 2 others copy it too: one helper taking parameters for what differs can serve all."
     )
+
+
+def test_a_copy_in_a_subclass_is_dropped_for_the_inherited_one() -> None:
+    source = AUTH.replace("proxy-authenticate", "www-authenticate").replace(
+        "retry_proxy_", "retry_"
+    )
+    child = source.replace("    def on_407", "class Other(Opener):\n    def on_407")
+    found = {f.start_line: f.move for f in hints(child, "radon_cc")}
+    assert found[3] == (
+        "`Other.on_407` (lines 12-18) is this method word for word: "
+        "keep the one in `Opener`, which the other class extends, and make the other name "
+        "refer to it."
+    )
+    same = child.replace("def on_407", "def on_401")
+    assert {f.start_line: f.move for f in hints(same, "radon_cc")}[3].endswith(
+        "which the other class extends, and drop the copy."
+    )

@@ -9,7 +9,7 @@ measures both versions with radon: the claim is the difference.
 from __future__ import annotations
 
 from gzguide.analysis.moves.kinds import Kind
-from support.moves import kinds, move, moves
+from support.moves import hints, kinds, move, moves
 
 
 def test_ifs_that_differ_only_in_their_values_are_a_table() -> None:
@@ -289,3 +289,29 @@ def test_ifs_that_set_different_attributes_or_variables_are_no_table() -> None:
         return cfg
     """
     assert Kind.TABLE_OF_CASES in kinds(keyed)
+
+
+def test_a_match_of_a_few_short_cases_on_a_tag_stays() -> None:
+    source = """
+    def visit_unary(self, n):
+        match n.op:
+            case "sizeof":
+                # Always parenthesize: it can be a name.
+                return f"sizeof({self.visit(n.expr)})"
+            case "p++":
+                operand = self.wrap(n.expr)
+                return f"{operand}++"
+            case "p--":
+                operand = self.wrap(n.expr)
+                return f"{operand}--"
+            case _:
+                operand = self.wrap(n.expr)
+                return f"{n.op}{operand}"
+    """
+    assert Kind.DISPATCH_TABLE not in kinds(source)
+    added = "                log(operand)\n                note(operand)\n"
+    longer = source.replace(
+        '                return f"{operand}--"', added + '                return f"{operand}--"'
+    )
+    found = [f for f in hints(longer) if f.kind == Kind.DISPATCH_TABLE]
+    assert found and found[0].move.endswith("a dict from each value to a handler replaces it.")

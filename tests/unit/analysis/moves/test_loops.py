@@ -230,8 +230,9 @@ def test_a_loop_else_with_no_break_always_runs() -> None:
     f = move(source)
     assert f.kind == Kind.LOOP_ELSE
     assert f.move == (
-        "The `for` loop on line 4 has no `break`, so its `else` (line 9) always runs: "
-        "drop the `else:` and unindent its body, 1 point less."
+        "The `for` loop on line 4 has no `break`, so its `else` (line 9) runs whenever the "
+        "loop finishes, as code after it would: drop the `else:` and unindent its body, "
+        "1 point less."
     )
     # The claim is exact: unindented, the function has one point less.
     flat = textwrap.dedent(source).replace("    else:\n        out.done()", "    out.done()")
@@ -385,3 +386,16 @@ def test_a_search_for_the_class_of_a_value_is_one_isinstance() -> None:
     assert "`return isinstance(error, (KeyError, IndexError))`" in move(literal).move
     after = "def is_handled(error, handled):\n    return isinstance(error, tuple(handled))\n"
     assert radon(source) - ComplexityVisitor.from_code(after).functions[0].complexity == 2
+
+
+def test_a_search_whose_fallback_does_work_is_no_next() -> None:
+    source = """
+    def best_match(self, req, env, installer=None):
+        for dist in env[req.key]:
+            if dist in req:
+                return dist
+        return self.obtain(req, installer)
+    """
+    assert Kind.NEXT not in kinds(source)  # next() would obtain() before it looked
+    plain = source.replace("return self.obtain(req, installer)", "return self.missing")
+    assert Kind.NEXT in kinds(plain)
