@@ -28,7 +28,6 @@ an answer given again is spliced from bytes it already holds.
 from __future__ import annotations
 
 import codecs
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Annotated, Any, Final, NamedTuple, TypeVar
 
@@ -37,6 +36,7 @@ import msgspec
 from gzguide.analysis.model import FileReport, Finding
 from gzguide.answer import Answer, FileAnswer
 from gzguide.freshness import content_digest
+from gzguide.lru import Lru
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -674,7 +674,7 @@ class ResponseEncoder:
 
     def __init__(self, max_answers: int = MAX_ENCODED_ANSWERS) -> None:
         self.max_answers = max_answers
-        self._held: OrderedDict[tuple[str, int | None], tuple[FileReport, bytes]] = OrderedDict()
+        self._held: Lru[tuple[str, int | None], tuple[FileReport, bytes]] = Lru(max_answers)
 
     def encode(self, response: Response) -> bytes:
         return b"".join(self.parts(response))
@@ -695,9 +695,9 @@ class ResponseEncoder:
     def _file_hints(self, answer: Answer, part: FileAnswer) -> bytes:
         """The encoded hints of a one-file answer: those held for its report, if any."""
         key = (part.hint_path, answer.cursor)
-        held = self._held.get(key)
+        held = self._held.peek(key)
         if held is not None and held[0] is part.report:
-            self._held.move_to_end(key)
+            self._held.touch(key)
             return held[1]
         encoded = _encoder.encode(answer_hints(answer))
         self._hold(key, part.report, encoded)
@@ -705,10 +705,7 @@ class ResponseEncoder:
 
     def _hold(self, key: tuple[str, int | None], report: FileReport, encoded: bytes) -> None:
         """Keep ``encoded`` as the hints of ``key`` for ``report``, the oldest let go."""
-        self._held[key] = (report, encoded)
-        self._held.move_to_end(key)
-        while len(self._held) > self.max_answers:
-            self._held.popitem(last=False)
+        self._held.put(key, (report, encoded))
 
 
 _plain: Final = ResponseEncoder(max_answers=0)
