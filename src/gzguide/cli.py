@@ -277,7 +277,7 @@ def _quiet_broken_pipe() -> None:
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from gzguide.daemon import claim_stdout
+    from gzguide.rpc.stdio import claim_stdout
 
     out_fd = claim_stdout()  # first: nothing else may ever write to the real stdout
 

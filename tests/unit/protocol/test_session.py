@@ -24,10 +24,6 @@ from gzguide.answer import Answer, FileAnswer, WorkerRef, unanswered
 from gzguide.framing import encode_frame
 from gzguide.freshness import CacheState
 from gzguide.messages import (
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    PARSE_ERROR,
     PROTOCOLS,
     VERSION_MISMATCH,
     AnalyzeParams,
@@ -52,13 +48,14 @@ from gzguide.messages import (
     encode_response,
     error_response,
 )
+from gzguide.rpc.bodies import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
+from gzguide.rpc.frontend import StopReason
 from gzguide.session import (
     Pending,
     Reply,
     RequestRecord,
     Session,
     State,
-    StopReason,
     negotiate,
 )
 from support.protocol_client import (
