@@ -32,6 +32,7 @@ from gzguide import __version__
 from gzguide.analysis.model import Finding
 from gzguide.answer import Answer
 from gzguide.framing import FramingError
+from gzguide.guide.messages import Hint, answer_findings, to_hint
 from gzguide.lsp import jsonrpc
 from gzguide.lsp.actions import Action, Analyze, Log, ReadBaseline, Send, StartCompanions
 from gzguide.lsp.diagnostics import lines_range
@@ -76,7 +77,6 @@ from gzguide.lsp.types import (
     notification,
     result_message,
 )
-from gzguide.messages import Hint, answer_findings, to_hint
 from gzguide.rpc.bodies import INVALID_PARAMS, PARSE_ERROR
 
 INTERNAL_ERROR: Final = -32603

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Final, Literal, TypeVar
 
 import msgspec
 
-from gzguide.messages import Hint
+from gzguide.guide.messages import Hint
 
 # -- codes -------------------------------------------------------------------
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from gzguide.daemon import Server
 from gzguide.framing import NEED_DATA, EndOfStream, Frame, FramingError, encode_frame, frame_parts
+from gzguide.guide.server import Server
 from gzguide.logs import LineSink
 from gzguide.rpc.loop import FramePump, Loop
 from gzguide.rpc.stdio import OutputClosed, write_all

@@ -18,12 +18,12 @@ from typing import Any
 from gzguide import PROTOCOL_VERSION
 from gzguide.answer import Answer
 from gzguide.framing import EndOfStream, Frame, FramingError
-from gzguide.messages import ResponseEncoder
+from gzguide.guide.messages import ResponseEncoder
+from gzguide.guide.session import Pending, Reply, Session
 from gzguide.rpc.frontend import StopReason, handle_sigterm, run_front_end
 from gzguide.rpc.loop import Companion, FramePump, Incoming
 from gzguide.rpc.stdio import write_frame
 from gzguide.service import AnalysisService
-from gzguide.session import Pending, Reply, Session
 
 
 class Server:

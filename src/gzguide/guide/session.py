@@ -16,7 +16,7 @@ ready             analyze                      the analyzer's hints, or -32602
 any               shutdown                     ``{}``, then exit with status 0
 ================  ===========================  ==========================================
 
-**Versions.** The server implements protocol 1.1 (:data:`~gzguide.messages.PROTOCOLS`).
+**Versions.** The server implements protocol 1.1 (:data:`~gzguide.guide.messages.PROTOCOLS`).
 A client of major 1 and minor 0 is answered exactly as a 1.0 server answers
 (``"1.0"``, ``["analyze"]``), and its session reads ``analyze`` params as 1.0
 defines them, so a ``text`` there is an unknown field and ignored. A client of
@@ -42,7 +42,7 @@ import msgspec
 
 from gzguide import PROTOCOL_VERSION
 from gzguide.answer import Answer, WorkerRef
-from gzguide.messages import (
+from gzguide.guide.messages import (
     PROTOCOLS,
     VERSION_MISMATCH,
     AnalyzeParams,
