@@ -286,10 +286,10 @@ def server_side_costs(frame: bytes, data: bytes, rounds: int = 200) -> dict[str,
     envelope, then the 1.1 params, whose text is a string), the text turned into
     its UTF-8 bytes, and their content digest: what a text new to the server
     costs. ``known_us``: what the session pays for the body once it holds its
-    text (:class:`~gzguide.messages.TextRequests`): neither decoded nor hashed.
+    text (:class:`~gzguide.guide.messages.TextRequests`): neither decoded nor hashed.
     """
     from gzguide.freshness import content_digest
-    from gzguide.messages import (
+    from gzguide.guide.messages import (
         AnalyzeTextParams,
         Request,
         TextRequests,

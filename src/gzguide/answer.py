@@ -1,7 +1,7 @@
 """The typed seam between the protocol and the analysis: what an analyze request got.
 
 The service (:mod:`gzguide.service`) builds an :class:`Answer` from the backends'
-reports; the session puts it in its reply, :mod:`gzguide.messages` encodes it as
+reports; the session puts it in its reply, :mod:`gzguide.guide.messages` encodes it as
 hints, and the request's log record reads its facts from it. Nothing else travels
 between the two sides: no side channel says what a request did.
 """

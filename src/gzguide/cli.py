@@ -277,7 +277,7 @@ def _quiet_broken_pipe() -> None:
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from gzguide.daemon import claim_stdout
+    from gzguide.rpc.stdio import claim_stdout
 
     out_fd = claim_stdout()  # first: nothing else may ever write to the real stdout
 
@@ -349,7 +349,7 @@ def _serve(
         from gzguide.lsp.server import serve_lsp
 
         return serve_lsp(service, log, out_fd, companions=companions, idle=logs.flush)
-    from gzguide.daemon import serve
+    from gzguide.guide.server import serve
 
     return serve(service, log, out_fd, companions=companions, idle=logs.flush)
 
@@ -380,7 +380,7 @@ def _make_backend(
 
 
 def run_oneshot(args: argparse.Namespace) -> int:
-    from gzguide.messages import AnalyzeParams, Hint, answer_hints
+    from gzguide.guide.messages import AnalyzeParams, Hint, answer_hints
     from gzguide.service import AnalysisService
     from gzguide.workers.inprocess import InProcessBackend
 
@@ -401,7 +401,7 @@ def run_stdin(args: argparse.Namespace) -> int:
     threshold table. Nothing is read from disk for it.
     """
     from gzguide.analysis.source import MAX_SOURCE_BYTES
-    from gzguide.messages import answer_hints
+    from gzguide.guide.messages import answer_hints
     from gzguide.service import AnalysisService
     from gzguide.workers.inprocess import InProcessBackend
 

@@ -41,7 +41,7 @@ from typing import IO, Any, Final
 
 import msgspec
 
-from gzguide.messages import AnalyzeResult, Hint, InitializeResult, RequestId
+from gzguide.guide.messages import AnalyzeResult, Hint, InitializeResult, RequestId
 
 #: The server's command, without options.
 SERVER_COMMAND: Final = (sys.executable, "-m", "gzguide", "complexity", "guide", "--server")

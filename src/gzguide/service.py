@@ -32,7 +32,7 @@ from gzguide.analysis.model import EMPTY_REPORT
 from gzguide.analysis.source import MAX_SOURCE_BYTES
 from gzguide.answer import Answer, FileAnswer, unanswered
 from gzguide.freshness import CacheState, stat_or_none
-from gzguide.messages import AnalyzeParams, BufferText
+from gzguide.guide.messages import AnalyzeParams, BufferText
 from gzguide.workers import Backend, Job, Outcome, Text
 from gzguide.workers.memo import Memo
 from gzguide.workspace import ThresholdSource

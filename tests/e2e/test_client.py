@@ -24,7 +24,7 @@ from gzguide.client import (
     Timeout,
     encode_request,
 )
-from gzguide.messages import Hint
+from gzguide.guide.messages import Hint
 from support.paths import EXAMPLES
 
 pytestmark = pytest.mark.timeout(60)

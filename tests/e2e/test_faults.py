@@ -26,7 +26,7 @@ import pytest
 from gzguide import procfs
 from gzguide.analysis.policy.thresholds import default_thresholds
 from gzguide.analysis.source import read_source_bytes
-from gzguide.messages import AnalyzeParams, answer_hints
+from gzguide.guide.messages import AnalyzeParams, answer_hints
 from gzguide.service import AnalysisService
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers.analyst import Analyst

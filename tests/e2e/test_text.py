@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from gzguide.messages import answer_hints
+from gzguide.guide.messages import answer_hints
 from gzguide.service import AnalysisService
 from gzguide.workers.inprocess import InProcessBackend
 from support.protocol_client import (

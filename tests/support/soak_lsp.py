@@ -52,7 +52,7 @@ import msgspec
 
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.policy.thresholds import default_thresholds
-from gzguide.messages import to_hint
+from gzguide.guide.messages import to_hint
 from support.lsp_pipes import (
     LspProcess,
     expected_diagnostics,

@@ -30,7 +30,7 @@ import msgspec
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.model import FileReport
 from gzguide.analysis.policy.thresholds import default_thresholds
-from gzguide.messages import to_hint
+from gzguide.guide.messages import to_hint
 from support.protocol_client import frame
 from support.soak_workspace import (
     MAX_FUNCTIONS,

@@ -1,7 +1,7 @@
 """The Language Server Protocol mode (``gz complexity guide --lsp``).
 
 The same transport as the authoring-guide protocol (:mod:`gzguide.framing`, the
-daemon's :class:`~gzguide.daemon.Loop`, stdout claimed for frames) carries JSON-RPC
+shared :class:`~gzguide.rpc.loop.Loop`, stdout claimed for frames) carries JSON-RPC
 2.0 messages of LSP 3.17; the hints of each open Python document's buffer become
 its diagnostics. One module per concern:
 
@@ -16,5 +16,5 @@ its diagnostics. One module per concern:
 * :mod:`~gzguide.lsp.hover`: a hover's text, with the archetype's page of
   ``docs/hints.md``;
 * :mod:`~gzguide.lsp.timers`: per-document debounce deadlines, a companion of the loop;
-* :mod:`~gzguide.lsp.server`: the front end on the daemon's loop that ties them up.
+* :mod:`~gzguide.lsp.server`: the front end on the shared loop that ties them up.
 """

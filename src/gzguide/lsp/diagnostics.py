@@ -25,6 +25,7 @@ import re
 from typing import Final
 
 from gzguide.analysis.model import Finding
+from gzguide.guide.messages import Hint
 from gzguide.lsp.pages import section_of
 from gzguide.lsp.positions import LineIndex, units_of
 from gzguide.lsp.types import (
@@ -38,7 +39,6 @@ from gzguide.lsp.types import (
     Position,
     Range,
 )
-from gzguide.messages import Hint
 
 SOURCE: Final = "gzguide"
 SEVERITIES: Final = {"approaching": INFORMATION, "approaching_warn": WARNING}

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Final
 
-from gzguide.messages import Hint
+from gzguide.guide.messages import Hint
 
 _ARCHETYPES_HEADING: Final = "## Archetypes"
 _SECTION: Final = re.compile(r"^### (.+?)\s*$", re.MULTILINE)

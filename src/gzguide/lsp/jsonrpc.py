@@ -23,8 +23,8 @@ from typing import Final
 
 import msgspec
 
-from gzguide.lsp.types import INVALID_REQUEST, PARSE_ERROR, ErrorMessage, RequestId, error_message
-from gzguide.messages import _is_utf8, _syntax_error
+from gzguide.lsp.types import ErrorMessage, RequestId, error_message
+from gzguide.rpc.bodies import INVALID_REQUEST, PARSE_ERROR, is_utf8, syntax_error
 
 
 class Request(msgspec.Struct, frozen=True):
@@ -77,7 +77,7 @@ def decode(body: bytes) -> Incoming | ErrorMessage:
 
 def _envelope(body: bytes) -> _Envelope | ErrorMessage:
     """The message's members, undecoded, or why it is not a JSON object."""
-    if not _is_utf8(body):
+    if not is_utf8(body):
         return error_message(None, PARSE_ERROR, "Parse error: body is not valid UTF-8")
     try:
         return _envelope_decoder.decode(body)
@@ -91,7 +91,7 @@ def _envelope(body: bytes) -> _Envelope | ErrorMessage:
 
 def _not_an_object(body: bytes) -> ErrorMessage:
     """The answer to a body that did not decode as an object: not JSON, or not an object."""
-    syntax = _syntax_error(body)
+    syntax = syntax_error(body)
     if syntax is not None:
         return error_message(None, PARSE_ERROR, f"Parse error: {syntax}")
     return _invalid(None, "a message must be a JSON object")

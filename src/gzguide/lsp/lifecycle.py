@@ -31,14 +31,8 @@ from typing import Final
 
 import msgspec
 
-from gzguide.lsp.types import (
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    SERVER_NOT_INITIALIZED,
-    ErrorMessage,
-    RequestId,
-    error_message,
-)
+from gzguide.lsp.types import SERVER_NOT_INITIALIZED, ErrorMessage, RequestId, error_message
+from gzguide.rpc.bodies import INVALID_REQUEST, METHOD_NOT_FOUND
 
 
 class Phase(enum.Enum):

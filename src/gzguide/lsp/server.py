@@ -1,4 +1,4 @@
-"""The LSP front end: the session's shell on the daemon's loop.
+"""The LSP front end: the session's shell on the shared loop.
 
 Bytes from stdin go through the one framing decoder (:mod:`gzguide.framing`, with its
 limits and realignment); each frame, framing error, analysis answer and due debounce
@@ -13,18 +13,19 @@ answers may go out in any order.
 
 from __future__ import annotations
 
-import signal
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
 from gzguide.answer import Answer
-from gzguide.daemon import Companion, Loop, _raise_exit, run_front_end, write_all
-from gzguide.framing import NEED_DATA, EndOfStream, Frame, FrameDecoder, FramingError, Realigned
+from gzguide.framing import EndOfStream, Frame, FramingError
 from gzguide.lsp.actions import Action, Analyze, Log, ReadBaseline, Send, StartCompanions
 from gzguide.lsp.newcode import Baselines
 from gzguide.lsp.session import LspSession
 from gzguide.lsp.types import Outgoing, encode
+from gzguide.rpc.frontend import StopReason, handle_sigterm, run_front_end
+from gzguide.rpc.loop import Companion, FramePump
+from gzguide.rpc.stdio import write_frame
 
 PROTOCOL: Final = "lsp-3.17"
 
@@ -73,10 +74,10 @@ class LspServer:
         self.service = service
         self.out_fd = out_fd
         self.log = log
-        self.decoder = FrameDecoder()
         self.session = LspSession()
         self.companions = tuple(companions)
-        self.loop = Loop(in_fd, out_fd, [*self.companions, _Debounces(self)], self._input)
+        self.pump = FramePump(in_fd, out_fd, [*self.companions, _Debounces(self)], log)
+        self.loop = self.pump.loop
         self.baselines = Baselines()
         self.started = time.monotonic()
         #: How each kind of action is carried out.
@@ -96,40 +97,21 @@ class LspServer:
     # -- transport ------------------------------------------------------------------
 
     def send(self, message: Outgoing) -> None:
-        body = encode(message)
-        write_all(self.out_fd, [b"Content-Length: %d\r\n\r\n" % len(body), body])
-
-    def _input(self, chunk: bytes) -> None:
-        if chunk:
-            self.decoder.receive_data(chunk)
-        else:
-            self.decoder.receive_eof()
+        write_frame(self.out_fd, [encode(message)])
 
     def run(self) -> tuple[str, int]:
         """Serve until ``exit`` or the end of input; the reason and the exit status."""
-        decoder, session = self.decoder, self.session
+        pump, session = self.pump, self.session
         while session.exit_status is None:
-            event = decoder.next_event()
-            if event is NEED_DATA:
-                self.loop.turn(reading=True)
-            elif isinstance(event, EndOfStream):
-                self.log.info("end_of_input", truncated=event.truncated)
-                return "end_of_input", 0
-            else:
-                self._event(event)
+            match pump.next_event():
+                case Frame(body=body):
+                    self.perform(session.frame(body, time.monotonic()))
+                case FramingError() as error:
+                    self.perform(session.framing_error(error, time.monotonic()))
+                case EndOfStream():
+                    stop = StopReason.END_OF_INPUT
+                    return stop.value, stop.exit_code
         return "exit", session.exit_status
-
-    def _event(self, event: object) -> None:
-        """A frame, or what the decoder says about the bytes it could not frame."""
-        match event:
-            case Frame(body=body):
-                self.perform(self.session.frame(body, time.monotonic()))
-            case FramingError():
-                self.perform(self.session.framing_error(event, time.monotonic()))
-            case Realigned():
-                self.log.info(
-                    "framing_realigned", kind=str(event.kind), bytes_discarded=event.discarded_bytes
-                )
 
     # -- the session's actions -----------------------------------------------------
 
@@ -166,6 +148,6 @@ def serve_lsp(
     idle: Callable[[], None] | None = None,
 ) -> int:
     """Run the LSP server on ``in_fd``/``out_fd``; returns the process exit status."""
-    signal.signal(signal.SIGTERM, _raise_exit)
+    handle_sigterm()
     server = LspServer(service, in_fd, out_fd, log, companions)
     return run_front_end(server, server.run, log, PROTOCOL, idle)

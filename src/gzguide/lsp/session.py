@@ -7,7 +7,7 @@ reported, an analysis's answer (:meth:`~LspSession.analyzed`), a baseline read
 Actions out (:mod:`gzguide.lsp.actions`): messages to send, buffers to analyze,
 baselines to read, log records, and the companions' start. The session does no I/O
 and reads no clock, so its tests drive it with values and need no pipe; the shell
-(:mod:`gzguide.lsp.server`) runs it on the daemon's loop.
+(:mod:`gzguide.lsp.server`) runs it on the shared loop (:mod:`gzguide.rpc`).
 
 Each open Python document is analyzed as its buffer's text: after a change, once the
 debounce has passed without another one, at most one analysis per document at a time.
@@ -32,6 +32,7 @@ from gzguide import __version__
 from gzguide.analysis.model import Finding
 from gzguide.answer import Answer
 from gzguide.framing import FramingError
+from gzguide.guide.messages import Hint, answer_findings, to_hint
 from gzguide.lsp import jsonrpc
 from gzguide.lsp.actions import Action, Analyze, Log, ReadBaseline, Send, StartCompanions
 from gzguide.lsp.diagnostics import lines_range
@@ -43,8 +44,6 @@ from gzguide.lsp.settings import Settings, negotiate
 from gzguide.lsp.timers import Timers
 from gzguide.lsp.types import (
     CONTENT_MODIFIED,
-    INVALID_PARAMS,
-    PARSE_ERROR,
     REQUEST_CANCELLED,
     SERVER_CANCELLED,
     SYNC_INCREMENTAL,
@@ -78,7 +77,7 @@ from gzguide.lsp.types import (
     notification,
     result_message,
 )
-from gzguide.messages import Hint, answer_findings, to_hint
+from gzguide.rpc.bodies import INVALID_PARAMS, PARSE_ERROR
 
 INTERNAL_ERROR: Final = -32603
 

@@ -1,4 +1,4 @@
-"""Per-document deadlines (the debounce of analysis), a companion of the daemon's loop.
+"""Per-document deadlines (the debounce of analysis), a companion of the shared loop.
 
 The loop waits no longer than the earliest deadline and ticks the timers once it
 has passed; each due key is handed to ``fire`` in the order of its deadline. A key

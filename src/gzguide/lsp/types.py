@@ -15,14 +15,10 @@ from typing import Annotated, Any, Final, Literal, TypeVar
 
 import msgspec
 
-from gzguide.messages import Hint
+from gzguide.guide.messages import Hint
 
 # -- codes -------------------------------------------------------------------
 
-PARSE_ERROR: Final = -32700
-INVALID_REQUEST: Final = -32600
-METHOD_NOT_FOUND: Final = -32601
-INVALID_PARAMS: Final = -32602
 SERVER_NOT_INITIALIZED: Final = -32002
 REQUEST_CANCELLED: Final = -32800
 CONTENT_MODIFIED: Final = -32801

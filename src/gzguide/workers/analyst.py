@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final, TypeAlias
 
@@ -22,6 +21,7 @@ from gzguide.analysis.model import EMPTY_REPORT, FileReport
 from gzguide.analysis.policy.thresholds import Thresholds
 from gzguide.analysis.source import MAX_SOURCE_BYTES, read_source_bytes
 from gzguide.freshness import CacheState, Identity, content_digest, identity_of
+from gzguide.lru import Lru
 from gzguide.workers import Outcome, Text
 from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache, Key, text_key
 
@@ -77,7 +77,8 @@ class Analyst:
         self.cache: FileCache[Measured | None] = FileCache(max_entries, max_weight)
         self.parses = 0
         #: The files whose buffers have a text entry, least recently sent first.
-        self._texts: OrderedDict[str, None] = OrderedDict()
+        #: The oldest's text entry leaves the cache as it leaves this.
+        self._texts: Lru[str, bool] = Lru(MAX_TEXT_ENTRIES, on_evict=self._drop_text)
 
     def analyze(self, path: str, thresholds: Thresholds) -> Outcome:
         """The report of the file at ``path`` under ``thresholds``, and how it was obtained."""
@@ -138,12 +139,11 @@ class Analyst:
         if entry is None:
             entry, _parsed = self._parse(text_key(path), path, data, text.digest, None, 0)
             state = CacheState.MISS
-            self._texts[path] = None
-            self._texts.move_to_end(path)
-            while len(self._texts) > MAX_TEXT_ENTRIES:
-                oldest, _ = self._texts.popitem(last=False)
-                self.cache.discard(text_key(oldest))
+            self._texts.put(path, True)
         return self._outcome(entry, state, thresholds)
+
+    def _drop_text(self, path: str, _held: bool) -> None:
+        self.cache.discard(text_key(path))
 
     def _outcome(
         self, entry: Entry[Measured | None], state: CacheState, thresholds: Thresholds

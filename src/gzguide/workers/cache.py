@@ -19,11 +19,11 @@ least recently used out.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Final, Generic, TypeVar
 
 from gzguide.freshness import Identity, is_racy
+from gzguide.lru import Lru
 
 #: The memory all analysis caches of one server may hold together, by their
 #: weights (see ``analyst.AST_WEIGHT_FACTOR``). The pool divides it among its
@@ -61,18 +61,23 @@ class Entry(Generic[V]):
         return self.identity is not None and is_racy(self.identity, self.read_at_ns)
 
 
+def _weight_of(entry: Entry[V]) -> int:
+    return entry.weight
+
+
 class FileCache(Generic[V]):
     """LRU of file and text versions, bounded by ``max_entries`` and ``max_weight``."""
 
     def __init__(self, max_entries: int, max_weight: int) -> None:
         self.max_entries = max_entries
         self.max_weight = max_weight
-        self.weight = 0
         #: The weight of the versions that left the cache (or were refused) since
         #: the worker's last full garbage collection, which resets it: a tree let
         #: go after it was frozen is freed by nothing else (``child.Collector``).
         self.released = 0
-        self._entries: OrderedDict[Key, Entry[V]] = OrderedDict()
+        self._entries: Lru[Key, Entry[V]] = Lru(
+            max_entries, max_weight=max_weight, weigh=_weight_of, on_evict=self._forget
+        )
         #: Digest -> the key of the entry last stored with it (when several entries
         #: hold the same bytes, the others are just not found by digest).
         self._digests: dict[bytes, Key] = {}
@@ -80,11 +85,13 @@ class FileCache(Generic[V]):
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def weight(self) -> int:
+        """The total weight of the versions held."""
+        return self._entries.weight
+
     def get(self, key: Key) -> Entry[V] | None:
-        entry = self._entries.get(key)
-        if entry is not None:
-            self._entries.move_to_end(key)
-        return entry
+        return self._entries.get(key)
 
     def by_digest(self, digest: bytes) -> Entry[V] | None:
         """An entry whose bytes have ``digest``, if one is held (it counts as used)."""
@@ -96,21 +103,17 @@ class FileCache(Generic[V]):
         if entry.weight > self.max_weight:
             self.released += entry.weight
             return
-        self._entries[key] = entry
-        self.weight += entry.weight
         if entry.digest:
             self._digests[entry.digest] = key
-        while len(self._entries) > self.max_entries or self.weight > self.max_weight:
-            evicted_key, evicted = self._entries.popitem(last=False)
-            self._forget(evicted_key, evicted)
+        self._entries.put(key, entry)
 
     def discard(self, key: Key) -> None:
-        old = self._entries.pop(key, None)
+        old = self._entries.pop(key)
         if old is not None:
             self._forget(key, old)
 
     def _forget(self, key: Key, entry: Entry[V]) -> None:
-        self.weight -= entry.weight
+        """What an entry let go leaves behind: its weight released, its digest unknown."""
         self.released += entry.weight
         if self._digests.get(entry.digest) == key:
             del self._digests[entry.digest]

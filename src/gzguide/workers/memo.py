@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections import OrderedDict
 from typing import Final
 
 from gzguide.analysis.model import EMPTY_REPORT
 from gzguide.freshness import FAILED_STATES, CacheState, Identity, identity_of, is_racy
+from gzguide.lru import Lru
 from gzguide.workers import Outcome
 
 DEFAULT_MAX_ENTRIES: Final = 4096
@@ -60,13 +60,13 @@ class Memo:
         self.max_contents = max_contents
         #: path -> (file identity, threshold table fingerprint, the report as a
         #: ``memo`` outcome).
-        self._entries: OrderedDict[str, tuple[Identity, str, Outcome]] = OrderedDict()
+        self._entries: Lru[str, tuple[Identity, str, Outcome]] = Lru(max_entries)
         #: Failed versions: path -> (identity, monotonic time the quarantine ends).
-        self._quarantine: OrderedDict[str, tuple[Identity, float]] = OrderedDict()
+        self._quarantine: Lru[str, tuple[Identity, float]] = Lru(max_entries)
         #: (content digest, table fingerprint) -> the report as a ``memo`` outcome.
-        self._contents: OrderedDict[tuple[bytes, str], Outcome] = OrderedDict()
+        self._contents: Lru[tuple[bytes, str], Outcome] = Lru(max_contents)
         #: Failed texts: content digest -> monotonic time the quarantine ends.
-        self._failed_texts: OrderedDict[bytes, float] = OrderedDict()
+        self._failed_texts: Lru[bytes, float] = Lru(max_contents)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -81,27 +81,27 @@ class Memo:
 
     def _stored(self, path: str, identity: Identity, table: str) -> Outcome | None:
         """The report stored for this version of ``path`` under ``table``, if any."""
-        entry = self._entries.get(path)
+        entry = self._entries.peek(path)
         if entry is not None and entry[0] == identity and entry[1] == table:
-            self._entries.move_to_end(path)
+            self._entries.touch(path)
             return entry[2]
         return None
 
     def _quarantined(self, path: str, identity: Identity) -> Outcome | None:
         """The quarantine's answer for this version of ``path``, while it lasts; a quarantine
         of another version, or one that is over, ends."""
-        held = self._quarantine.get(path)
+        held = self._quarantine.peek(path)
         if held is None:
             return None
         if held[0] == identity and time.monotonic() < held[1]:
             return _QUARANTINED
-        del self._quarantine[path]
+        self._quarantine.pop(path)
         return None
 
     def store(self, path: str, st: os.stat_result | None, table: str, outcome: Outcome) -> None:
         """Remember ``outcome``, the analysis of ``path`` as ``st`` found it before the job."""
         if outcome.cache in FAILED_STATES:
-            self._entries.pop(path, None)
+            self._entries.pop(path)
             self._hold(path, st)
             return
         identity, read_at = outcome.identity, outcome.read_at_ns
@@ -109,33 +109,26 @@ class Memo:
         if outcome.digest is not None:
             self._keep_content(outcome.digest, table, memo)  # true of those bytes, racy or not
         if identity is None or is_racy(identity, read_at):
-            self._entries.pop(path, None)  # unanalyzable, or racy: the worker must look again
+            self._entries.pop(path)  # unanalyzable, or racy: the worker must look again
             return
-        self._entries[path] = (identity, table, memo)
-        self._entries.move_to_end(path)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        self._entries.put(path, (identity, table, memo))
 
     def lookup_text(self, digest: bytes, table: str) -> Outcome | None:
         """The stored outcome for the bytes of ``digest`` under ``table``, if any."""
         known = self._contents.get((digest, table))
         if known is not None:
-            self._contents.move_to_end((digest, table))
             return known
-        until = self._failed_texts.get(digest)
+        until = self._failed_texts.peek(digest)
         if until is not None:
             if time.monotonic() < until:
                 return _QUARANTINED
-            del self._failed_texts[digest]
+            self._failed_texts.pop(digest)
         return None
 
     def store_text(self, digest: bytes, table: str, outcome: Outcome) -> None:
         """Remember ``outcome``, the analysis of a text whose bytes have ``digest``."""
         if outcome.cache in FAILED_STATES:
-            self._failed_texts[digest] = time.monotonic() + QUARANTINE_S
-            self._failed_texts.move_to_end(digest)
-            while len(self._failed_texts) > self.max_contents:
-                self._failed_texts.popitem(last=False)
+            self._failed_texts.put(digest, time.monotonic() + QUARANTINE_S)
             return
         if outcome.cache is CacheState.SKIPPED:
             return
@@ -143,11 +136,7 @@ class Memo:
         self._keep_content(digest, table, memo)
 
     def _keep_content(self, digest: bytes, table: str, memo: Outcome) -> None:
-        contents = self._contents
-        contents[(digest, table)] = memo
-        contents.move_to_end((digest, table))
-        while len(contents) > self.max_contents:
-            contents.popitem(last=False)
+        self._contents.put((digest, table), memo)
 
     def _hold(self, path: str, st: os.stat_result | None) -> None:
         """Quarantine the version ``st`` describes, if it is safely older than the window."""
@@ -156,7 +145,4 @@ class Memo:
         identity = identity_of(st)
         if is_racy(identity, time.time_ns()):
             return  # it may still be rewritten unnoticed: retry it next time
-        self._quarantine[path] = (identity, time.monotonic() + QUARANTINE_S)
-        self._quarantine.move_to_end(path)
-        while len(self._quarantine) > self.max_entries:
-            self._quarantine.popitem(last=False)
+        self._quarantine.put(path, (identity, time.monotonic() + QUARANTINE_S))

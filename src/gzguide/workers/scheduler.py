@@ -1,6 +1,6 @@
 """The pool's logic without its processes: which worker runs which job, and what a failure costs.
 
-A pure state machine, like :mod:`gzguide.framing` and :mod:`gzguide.session`. Its
+A pure state machine, like :mod:`gzguide.framing` and :mod:`gzguide.guide.session`. Its
 host (:mod:`gzguide.workers.pool`) tells it what happened: a job submitted, a
 worker started (or not), bytes from a worker, the end of a worker's pipe, the
 time. It answers with what to do, as :data:`Action` values: bytes to write to a

@@ -14,6 +14,7 @@ import pytest
 from gzguide.analysis.model import FileReport, Finding
 from gzguide.answer import Answer, FileAnswer
 from gzguide.freshness import CacheState
+from gzguide.guide.messages import Hint, to_hint
 from gzguide.lsp import jsonrpc
 from gzguide.lsp.actions import Action, Analyze, ReadBaseline, Send
 from gzguide.lsp.diagnostics import Presenter
@@ -25,7 +26,6 @@ from gzguide.lsp.positions import LineIndex, index_in_line, units_of
 from gzguide.lsp.session import LspSession
 from gzguide.lsp.timers import Timers
 from gzguide.lsp.types import ContentChange, ErrorMessage, Position, Range, encode
-from gzguide.messages import Hint, to_hint
 from support.paths import DOCS, REPO
 from support.protocol_client import load_schema
 

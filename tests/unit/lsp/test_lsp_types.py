@@ -20,8 +20,8 @@ import pytest
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
+from gzguide.guide.messages import Hint
 from gzguide.lsp import types as ours
-from gzguide.messages import Hint
 
 converter = get_converter()
 HINT = Hint("radon_cc", "approaching_warn", 6.0, "arrowhead", "Head", "Move", "/w/a.py", 3, 9)

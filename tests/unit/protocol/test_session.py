@@ -1,5 +1,5 @@
-"""Unit tests of the lifecycle state machine (gzguide.session) and its message boundary
-(gzguide.messages): every row of the contract's Lifecycle table, every error code,
+"""Unit tests of the lifecycle state machine (gzguide.guide.session) and its message boundary
+(gzguide.guide.messages): every row of the contract's Lifecycle table, every error code,
 the id echo rules, params validation, and the shipped schemas themselves.
 
 Every reply is encoded exactly as the server sends it and checked like the
@@ -23,11 +23,7 @@ from gzguide.analysis.model import FileReport, Finding
 from gzguide.answer import Answer, FileAnswer, WorkerRef, unanswered
 from gzguide.framing import encode_frame
 from gzguide.freshness import CacheState
-from gzguide.messages import (
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    PARSE_ERROR,
+from gzguide.guide.messages import (
     PROTOCOLS,
     VERSION_MISMATCH,
     AnalyzeParams,
@@ -52,15 +48,16 @@ from gzguide.messages import (
     encode_response,
     error_response,
 )
-from gzguide.session import (
+from gzguide.guide.session import (
     Pending,
     Reply,
     RequestRecord,
     Session,
     State,
-    StopReason,
     negotiate,
 )
+from gzguide.rpc.bodies import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
+from gzguide.rpc.frontend import StopReason
 from support.protocol_client import (
     HINT_SCHEMA,
     PROTOCOL_SCHEMA,

@@ -19,7 +19,7 @@ from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
 from gzguide.analysis.policy.thresholds import default_thresholds, parse_thresholds
 from gzguide.analysis.source import MAX_SOURCE_BYTES
 from gzguide.freshness import RACY_WINDOW_NS, CacheState, Identity, content_digest, identity_of
-from gzguide.messages import AnalyzeParams
+from gzguide.guide.messages import AnalyzeParams
 from gzguide.service import AnalysisService
 from gzguide.workers import Backend, Done, Job, Outcome, Text, failed, ipc
 from gzguide.workers import analyst as analyst_module

@@ -15,10 +15,11 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from gzguide import daemon
-from gzguide.daemon import OutputClosed, Server, write_all
-from gzguide.framing import NEED_DATA, EndOfStream, encode_frame, frame_parts
+from gzguide.framing import NEED_DATA, EndOfStream, Frame, FramingError, encode_frame, frame_parts
+from gzguide.guide.server import Server
 from gzguide.logs import LineSink
+from gzguide.rpc.loop import FramePump, Loop
+from gzguide.rpc.stdio import OutputClosed, write_all
 from gzguide.service import AnalysisService
 from gzguide.workers.inprocess import InProcessBackend
 
@@ -126,10 +127,10 @@ def test_a_non_blocking_stdin_with_nothing_to_read_is_not_the_end_of_input(
     server = Server(AnalysisService("/", InProcessBackend()), read_fd, write_fd, log=None)
     # As when readiness was reported but the data is gone (another reader of the pipe).
     server.loop.read_input()
-    assert server.decoder.next_event() is NEED_DATA
+    assert server.pump.decoder.next_event() is NEED_DATA
     os.close(write_fd)
     server.loop.read_input()
-    assert isinstance(server.decoder.next_event(), EndOfStream)
+    assert isinstance(server.pump.decoder.next_event(), EndOfStream)
 
 
 # -- the one loop ---------------------------------------------------------------------
@@ -172,7 +173,7 @@ def test_a_turn_hands_input_to_the_front_end_and_events_to_their_companion(
     try:
         inputs: list[bytes] = []
         companion = Watched(side_r)
-        loop = daemon.Loop(stdin_r, out_w, [companion], inputs.append)
+        loop = Loop(stdin_r, out_w, [companion], inputs.append)
         os.write(side_w, b"x")
         loop.turn(reading=False)  # stdin is not read while an answer is owed
         assert companion.readied == [side_r] and inputs == []
@@ -193,7 +194,7 @@ def test_a_turn_ticks_a_companion_at_its_deadline_and_flushes_when_idle(
     read_fd, write_fd = pipe
     companion = Watched(due=time.monotonic() + 0.05)
     idled: list[bool] = []
-    loop = daemon.Loop(read_fd, write_fd, [companion], lambda chunk: None)
+    loop = Loop(read_fd, write_fd, [companion], lambda chunk: None)
     loop.idle = lambda: idled.append(True)
     due = companion.due
     assert due is not None
@@ -206,7 +207,7 @@ def test_a_closed_stdout_ends_a_turn_even_when_nothing_is_read(pipe: tuple[int, 
     stdin_r, _ = pipe
     out_r, out_w = os.pipe()
     try:
-        loop = daemon.Loop(stdin_r, out_w, [Watched(due=time.monotonic() + 60)], lambda c: None)
+        loop = Loop(stdin_r, out_w, [Watched(due=time.monotonic() + 60)], lambda c: None)
         os.close(out_r)  # the client stopped listening
         with pytest.raises(OutputClosed):
             loop.turn(reading=False)
@@ -279,3 +280,33 @@ def test_python_stray_output_on_a_stderr_pipe_nobody_reads_never_blocks(tmp_path
         assert marker.read_text() == "finished"
     finally:
         os.close(read_fd)
+
+
+class Recorded:
+    """A log that keeps each record's event name and fields."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[str, dict[str, object]]] = []
+
+    def info(self, event: str, **fields: object) -> None:
+        self.records.append((event, fields))
+
+
+def test_the_pump_reads_until_a_frame_and_logs_realignment_and_the_end(
+    pipe: tuple[int, int],
+) -> None:
+    stdin_r, stdin_w = pipe
+    out_r, out_w = os.pipe()
+    try:
+        log = Recorded()
+        pump = FramePump(stdin_r, out_w, [], log)
+        os.write(stdin_w, b"Content-Length: x\r\n\r\n" + encode_frame(b"{}"))
+        os.close(stdin_w)
+        assert isinstance(pump.next_event(), FramingError)
+        assert pump.next_event() == Frame(b"{}")
+        assert [event for event, _ in log.records] == ["framing_realigned"]
+        assert isinstance(pump.next_event(), EndOfStream)
+        assert log.records[-1] == ("end_of_input", {"truncated": False})
+    finally:
+        for fd in (out_r, out_w):
+            os.close(fd)

@@ -16,7 +16,7 @@ ready             analyze                      the analyzer's hints, or -32602
 any               shutdown                     ``{}``, then exit with status 0
 ================  ===========================  ==========================================
 
-**Versions.** The server implements protocol 1.1 (:data:`~gzguide.messages.PROTOCOLS`).
+**Versions.** The server implements protocol 1.1 (:data:`~gzguide.guide.messages.PROTOCOLS`).
 A client of major 1 and minor 0 is answered exactly as a 1.0 server answers
 (``"1.0"``, ``["analyze"]``), and its session reads ``analyze`` params as 1.0
 defines them, so a ``text`` there is an unknown field and ignored. A client of
@@ -42,11 +42,7 @@ import msgspec
 
 from gzguide import PROTOCOL_VERSION
 from gzguide.answer import Answer, WorkerRef
-from gzguide.messages import (
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    PARSE_ERROR,
+from gzguide.guide.messages import (
     PROTOCOLS,
     VERSION_MISMATCH,
     AnalyzeParams,
@@ -69,6 +65,8 @@ from gzguide.messages import (
     decode_request,
     error_response,
 )
+from gzguide.rpc.bodies import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
+from gzguide.rpc.frontend import StopReason
 
 SERVER_MAJOR: Final = int(PROTOCOL_VERSION.split(".")[0])
 _MAJOR_MINOR: Final = re.compile(r"([0-9]+)\.([0-9]+)")
@@ -105,31 +103,6 @@ def negotiate(version: str) -> Protocol:
 class State(enum.Enum):
     NEW = "new"
     READY = "ready"
-
-
-class StopReason(enum.Enum):
-    """Why the server stops, and the exit status that goes with it."""
-
-    SHUTDOWN = "shutdown"
-    VERSION_MISMATCH = "version_mismatch"
-    END_OF_INPUT = "end_of_input"
-    OUTPUT_CLOSED = "output_closed"
-    INTERRUPTED = "interrupted"
-    TERMINATED = "terminated"
-
-    @property
-    def exit_code(self) -> int:
-        return _EXIT_CODES[self]
-
-
-_EXIT_CODES: Final = {
-    StopReason.SHUTDOWN: 0,
-    StopReason.VERSION_MISMATCH: 1,
-    StopReason.END_OF_INPUT: 0,
-    StopReason.OUTPUT_CLOSED: 0,
-    StopReason.INTERRUPTED: 130,
-    StopReason.TERMINATED: 128 + 15,  # SIGTERM, the one signal the server handles
-}
 
 
 class RequestRecord(msgspec.Struct, frozen=True):

@@ -27,8 +27,6 @@ an answer given again is spliced from bytes it already holds.
 
 from __future__ import annotations
 
-import codecs
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Annotated, Any, Final, NamedTuple, TypeVar
 
@@ -37,11 +35,15 @@ import msgspec
 from gzguide.analysis.model import FileReport, Finding
 from gzguide.answer import Answer, FileAnswer
 from gzguide.freshness import content_digest
+from gzguide.lru import Lru
+from gzguide.rpc.bodies import (
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    is_utf8,
+    syntax_error,
+)
 
-PARSE_ERROR: Final = -32700
-INVALID_REQUEST: Final = -32600
-METHOD_NOT_FOUND: Final = -32601
-INVALID_PARAMS: Final = -32602
 VERSION_MISMATCH: Final = -32099
 
 RequestId = int | str
@@ -167,7 +169,6 @@ def error_response(request_id: RequestId | None, code: int, message: str) -> Err
 
 _envelope_decoder: Final = msgspec.json.Decoder(_Envelope)
 _method_decoder: Final = msgspec.json.Decoder(str)
-_syntax_decoder: Final = msgspec.json.Decoder(msgspec.Raw)
 _encoder: Final = msgspec.json.Encoder()
 
 P = TypeVar("P", InitializeParams, AnalyzeParams, AnalyzeTextParams)
@@ -180,7 +181,7 @@ _param_decoders: Final[dict[type[Any], msgspec.json.Decoder[Any]]] = {
 
 def decode_request(body: bytes) -> Request | ErrorResponse:
     """Validate a frame body as far as the envelope: JSON, object, id, method."""
-    if not _is_utf8(body):
+    if not is_utf8(body):
         return error_response(None, PARSE_ERROR, "Parse error: body is not valid UTF-8")
     envelope = _decode_envelope(body)
     if isinstance(envelope, ErrorResponse):
@@ -208,7 +209,7 @@ def _decode_envelope(body: bytes) -> _Envelope | ErrorResponse:
 
 def _not_an_envelope(body: bytes, exc: msgspec.ValidationError) -> ErrorResponse:
     """A body the envelope decoder refused: not JSON after all, or JSON that is no request."""
-    syntax = _syntax_error(body)
+    syntax = syntax_error(body)
     if syntax is not None:
         return error_response(None, PARSE_ERROR, f"Parse error: {syntax}")
     return error_response(None, INVALID_REQUEST, f"Invalid Request: {exc}")
@@ -298,7 +299,7 @@ def decode_text_analyze(body: bytes) -> TextAnalyze | None:
     error (or the other method) exactly as before. The text keeps its JSON token
     (a view into ``body``), which is how :class:`TextRequests` knows it again.
     """
-    if not _is_utf8(body):
+    if not is_utf8(body):
         return None
     try:
         envelope = _raw_text_analyze_decoder.decode(body)
@@ -314,7 +315,7 @@ def decode_text_analyze(body: bytes) -> TextAnalyze | None:
 
 def _decode_probe(body: bytes) -> tuple[RequestId, AnalyzeTextParams] | None:
     """:func:`decode_text_analyze` for a small body, whose text is decoded as a string."""
-    if not _is_utf8(body):
+    if not is_utf8(body):
         return None
     try:
         envelope = _text_analyze_decoder.decode(body)
@@ -481,49 +482,6 @@ class TextRequests:
             total -= len(self._held.pop(0).token)
 
 
-def _syntax_error(body: bytes) -> str | None:
-    """Why ``body`` is not JSON at all, or None when it is well-formed.
-
-    The envelope decoder stops at the first value of the wrong type (``[`` where
-    an object belongs, ``true`` where an id belongs) without reading the rest, so
-    before a body is called an invalid request it is checked to be JSON; decoding
-    it as ``Raw`` checks the syntax without building anything.
-    """
-    try:
-        _syntax_decoder.decode(body)
-    except msgspec.DecodeError as exc:
-        return str(exc)
-    except RecursionError:
-        return "JSON nested too deeply"
-    return None
-
-
-#: How much of a body is checked for UTF-8 at a time (see :func:`_is_utf8`).
-_UTF8_CHUNK: Final = 1 << 16
-
-
-def _is_utf8(body: bytes) -> bool:
-    """Whether all of ``body`` is UTF-8.
-
-    msgspec checks the strings it decodes, but not those inside ``Raw`` fields
-    (``params``) or inside fields it skips (unknown ones), so the check is made
-    once for the whole body here. It decodes a piece at a time, never the whole
-    body at once: a buffer's text may take megabytes, and its decoded form up to
-    four times as many, which the check has no use for.
-    """
-    if body.isascii():
-        return True
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(body)
-    try:
-        for start in range(0, len(view), _UTF8_CHUNK):
-            decoder.decode(view[start : start + _UTF8_CHUNK])
-        decoder.decode(b"", True)
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 def _decode_method(raw: msgspec.Raw) -> str | None:
     if not raw:
         return None
@@ -674,7 +632,7 @@ class ResponseEncoder:
 
     def __init__(self, max_answers: int = MAX_ENCODED_ANSWERS) -> None:
         self.max_answers = max_answers
-        self._held: OrderedDict[tuple[str, int | None], tuple[FileReport, bytes]] = OrderedDict()
+        self._held: Lru[tuple[str, int | None], tuple[FileReport, bytes]] = Lru(max_answers)
 
     def encode(self, response: Response) -> bytes:
         return b"".join(self.parts(response))
@@ -695,9 +653,9 @@ class ResponseEncoder:
     def _file_hints(self, answer: Answer, part: FileAnswer) -> bytes:
         """The encoded hints of a one-file answer: those held for its report, if any."""
         key = (part.hint_path, answer.cursor)
-        held = self._held.get(key)
+        held = self._held.peek(key)
         if held is not None and held[0] is part.report:
-            self._held.move_to_end(key)
+            self._held.touch(key)
             return held[1]
         encoded = _encoder.encode(answer_hints(answer))
         self._hold(key, part.report, encoded)
@@ -705,10 +663,7 @@ class ResponseEncoder:
 
     def _hold(self, key: tuple[str, int | None], report: FileReport, encoded: bytes) -> None:
         """Keep ``encoded`` as the hints of ``key`` for ``report``, the oldest let go."""
-        self._held[key] = (report, encoded)
-        self._held.move_to_end(key)
-        while len(self._held) > self.max_answers:
-            self._held.popitem(last=False)
+        self._held.put(key, (report, encoded))
 
 
 _plain: Final = ResponseEncoder(max_answers=0)
