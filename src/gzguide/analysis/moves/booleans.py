@@ -357,7 +357,11 @@ def _returned(test: ast.expr, first: ast.expr | None, second: ast.expr | None) -
     match first, second:
         case ast.Constant(value=True), ast.Constant(value=False):
             return test
-        case ast.Constant(value=False), ast.Constant(value=True):
+        case ast.Constant(value=False), ast.Constant(value=True) if not isinstance(
+            test, ast.BoolOp
+        ):
+            # ``not (a and b)`` reads worse than the case it ends: one more
+            # ``if ...: return False`` of a list of them, as a reviewer put it.
             return negation(test)
     return None
 

@@ -127,7 +127,7 @@ def _else_after_return(stmt: Stmt, view: FunctionView) -> Move | None:
         case ast.If(
             body=[*_, ast.Return() | ast.Raise() | ast.Continue() | ast.Break() as leave],
             orelse=[_, *_] as orelse,
-        ) if not stmt.is_elif and _worth_unindenting(orelse) and _lopsided(stmt.node.body, orelse):
+        ) if not stmt.is_elif and _worth_unindenting(orelse) and _lopsided(stmt.node, orelse):
             leaves = type(leave).__name__.lower()
             inner = lines(orelse[0].lineno, extent(orelse[-1])[1])
             text = (
@@ -149,10 +149,21 @@ def _worth_unindenting(orelse: list[ast.stmt]) -> bool:
     return len(orelse) >= 2 or code_lines(orelse) >= NO_ELSE_LINES
 
 
-def _lopsided(body: list[ast.stmt], orelse: list[ast.stmt]) -> bool:
-    """Whether the ``else`` holds twice the code of the branch that leaves: two cases of
-    a size read well side by side, as the two halves of one choice."""
-    return code_lines(orelse) >= 2 * code_lines(body)
+def _lopsided(node: ast.If, orelse: list[ast.stmt]) -> bool:
+    """Whether the ``else`` holds twice the code of the branch that leaves, and the
+    ``if`` does not choose by type: two cases of a size, or one per type, read well side
+    by side, as the two halves of one choice."""
+    return code_lines(orelse) >= 2 * code_lines(node.body) and not _tests_a_type(node.test)
+
+
+def _tests_a_type(test: ast.expr) -> bool:
+    """``isinstance(x, T)``, ``type(x) is T`` or ``x.__class__ is T``."""
+    match test:
+        case ast.Call(func=ast.Name(id="isinstance")):
+            return True
+        case ast.Compare(left=ast.Call(func=ast.Name(id="type")) | ast.Attribute(attr="__class__")):
+            return True
+    return False
 
 
 def _holds_work(body: list[ast.stmt]) -> bool:

@@ -152,3 +152,20 @@ def test_prefix_tests_of_one_string_are_one_call_with_a_tuple() -> None:
     assert radon(source) - radon(after) == 1
     other = source.replace("line.startswith('-----END')", "other.startswith('-----END')")
     assert "startswith(('-----BEGIN'" not in moves(other)
+
+
+def test_the_last_of_a_list_of_false_cases_is_no_negated_return() -> None:
+    source = """
+    def interesting(node, value):
+        if is_literal(node):
+            return False
+        if (
+            isinstance(node, Name)
+            and getattr(builtins, node.id, None) is value
+        ):
+            return False
+        return True
+    """
+    assert Kind.BOOL_RETURN not in kinds(source)
+    single = source.replace("isinstance(node, Name)\n            and ", "")
+    assert Kind.BOOL_RETURN in kinds(single)

@@ -474,3 +474,18 @@ def test_an_inner_if_that_repeats_the_outer_test_is_dropped() -> None:
         "The `if` on line 3 holds only the `if` on line 4, which repeats its test: "
         "drop the inner `if`, one level less."
     ) in moves(source)
+
+
+def test_an_if_that_chooses_by_type_keeps_its_else() -> None:
+    source = """
+    def item(self, i):
+        if i.__class__ is slice:
+            return self.clone([self[x] for x in range(*i.indices(len(self)))])
+        else:
+            length = len(self._value) - 1
+            if i > length or i < 0:
+                raise IndexError('bit index out of range')
+            return (self._value >> (length - i)) & 1
+    """
+    assert Kind.NO_ELSE not in kinds(source)
+    assert Kind.NO_ELSE in kinds(source.replace("i.__class__ is slice", "i is None"))
