@@ -76,7 +76,6 @@ class Kind(enum.StrEnum):
     SETDEFAULT = "setdefault", _F
     # exceptions
     SAME_HANDLERS = "same_handlers"
-    SUPPRESS = "suppress"
     # chains of cases
     DISPATCH_TABLE = "dispatch_table", Trait.SWITCH
     SHORT_SWITCH = "short_switch", Trait.SWITCH | Trait.NAMES
