@@ -11,6 +11,7 @@ from radon.visitors import ComplexityVisitor
 from gzguide.analysis.engine import analyze_bytes
 from gzguide.analysis.facts.walk import view_of
 from gzguide.analysis.model import Finding
+from gzguide.analysis.moves.base import Concern
 from gzguide.analysis.moves.extract import Examiner, Extraction, stack_calls
 from gzguide.analysis.policy.thresholds import parse_thresholds
 from support import tables
@@ -64,3 +65,19 @@ def examined(source: str, line: int, is_method: bool = True) -> Extraction | str
     view = view_of(node)
     (stmt,) = [s for s in view.statements if s.line == line]
     return Examiner(view, is_method=is_method, stack_calls=stack_calls(tree)).examine((stmt,))
+
+
+def worded(source: str, first: int, last: int, is_method: bool = False) -> str:
+    """The examiner's move for the run of statements of one block on lines ``first`` to
+    ``last`` of the first function (the policy offers such a block only where the file
+    writes it twice; this words it wherever it may move out), or its verdict."""
+    tree = ast.parse(textwrap.dedent(source))
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+    view = view_of(node)
+    start = next(s for s in view.statements if s.line == first)
+    run = tuple(s for s in view.statements if s.parent is start.parent and first <= s.line <= last)
+    examiner = Examiner(view, is_method=is_method, stack_calls=stack_calls(tree))
+    found = examiner.examine(run)
+    if isinstance(found, str):
+        return found
+    return found.move(view, Concern.COMPLEXITY, view.total_points + 1).text

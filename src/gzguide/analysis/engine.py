@@ -28,7 +28,6 @@ import ast
 from dataclasses import dataclass, field
 from typing import Final
 
-from gzguide.analysis.facts.comments import Comment, comment_lines
 from gzguide.analysis.facts.file import FileFacts
 from gzguide.analysis.facts.keywords import NO_KEYWORDS, KeywordLines, keyword_lines
 from gzguide.analysis.facts.lines import LineIndex
@@ -69,8 +68,6 @@ class Measured:
     top_level: tuple[TopLevel, ...] = ()
     #: Where the keywords the tree does not place are (the census cites them).
     keywords: KeywordLines = NO_KEYWORDS
-    #: The comments on lines of their own (whether a block is named: extraction's evidence).
-    comments: dict[int, Comment] = field(default_factory=dict)
 
 
 #: The lizard figures behind each function metric.
@@ -153,7 +150,6 @@ def measure(module: ParsedModule) -> Measured:
         cohesion,
         top_level(module.tree, module.text),
         keyword_lines(module.text),
-        comment_lines(module.text),
     )
 
 
@@ -235,7 +231,6 @@ def _advice(measured: Measured, candidates: list[Candidate]) -> dict[_Place, Adv
             measured.classes,
             measured.top_level,
             measured.keywords,
-            measured.comments,
         )
     )
     advice: dict[_Place, Advice] = {}

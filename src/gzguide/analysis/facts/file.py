@@ -14,7 +14,6 @@ from functools import cached_property
 from itertools import combinations
 from typing import Final
 
-from gzguide.analysis.facts.comments import Comment
 from gzguide.analysis.facts.keywords import NO_KEYWORDS, KeywordLines
 from gzguide.analysis.facts.scopes import FunctionNode, Scope
 from gzguide.analysis.facts.toplevel import TopLevel
@@ -36,8 +35,6 @@ class FileFacts:
     #: The top-level definitions and the names each mentions.
     top_level: tuple[TopLevel, ...] = ()
     keywords: KeywordLines = NO_KEYWORDS
-    #: The comments on lines of their own, by line.
-    comments: dict[int, Comment] = field(default_factory=dict)
     _views: dict[tuple[int, int], FunctionView] = field(default_factory=dict)
     #: What detectors work out once per file and share (keyed by the detector).
     memo: dict[object, object] = field(default_factory=dict)
@@ -70,15 +67,6 @@ class FileFacts:
                 if not (type(value) is ast.Name and value.id in ("self", "cls")):
                     found.add(node.attr)
         return frozenset(found)
-
-    def heading(self, line: int, column: int) -> int | None:
-        """The line of the comment that names the block starting at ``line`` and
-        ``column``: the first line of the comment right above it, when it names a step."""
-        above = line - 1
-        while (comment := self.comments.get(above)) is not None and comment.column == column:
-            above -= 1
-        first = self.comments.get(above + 1)
-        return above + 1 if first is not None and first.names_a_step else None
 
     def function_at(self, line: int) -> Scope | None:
         """The innermost function whose lines hold ``line``."""

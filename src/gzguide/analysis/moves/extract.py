@@ -119,12 +119,10 @@ class Extraction:
         concern: Concern,
         total: int,
         twin: str | None = None,
-        named: int | None = None,
     ) -> Move:
         """Worded for ``concern``; ``total`` is the function's radon complexity; ``twin``
-        says where a copy of the block is (``"lines 9-14 (in `load`) word for word"``),
-        ``named`` the line of the comment above it that names it."""
-        text = self._text(concern is Concern.COMPLEXITY, total, twin, named)
+        says where a copy of the block is (``"lines 9-14 (in `load`) word for word"``)."""
+        text = self._text(concern is Concern.COMPLEXITY, total, twin)
         archetype = "arrowhead" if _flattens(view, self) else UNCLASSIFIED
         gains = {
             Concern.COMPLEXITY: self.points,
@@ -132,11 +130,10 @@ class Extraction:
         }
         return Move(Kind.EXTRACT, archetype, text, (self.start_line, self.end_line), gains, 1)
 
-    def _text(self, counted: bool, total: int, twin: str | None, named: int | None) -> str:
+    def _text(self, counted: bool, total: int, twin: str | None) -> str:
         """The move's sentence; ``counted``: it names the decision points that go."""
-        under = self._under(named, twin)
-        where = f"{lines(self.start_line, self.end_line).capitalize()} ({self.what}{under})"
-        helper = self._helper(" named after it" if under else "")
+        where = f"{lines(self.start_line, self.end_line).capitalize()} ({self.what})"
+        helper = self._helper()
         points = f"{self.points} of its {total - 1} decision points"
         if twin is None:
             tail = f": {points} go with them." if counted else "."
@@ -144,16 +141,11 @@ class Extraction:
         serves = f"can serve both, with {points}." if counted else "can serve both."
         return f"{where} repeat {twin}: one {helper[2:]} {serves}"
 
-    @staticmethod
-    def _under(named: int | None, twin: str | None) -> str:
-        """Where the comment that names the block is, when that is the evidence."""
-        return f" under the comment on line {named}" if named and twin is None else ""
-
-    def _helper(self, named: str = "") -> str:
+    def _helper(self) -> str:
         """What the helper is: ``a helper that takes `x` and returns `y```."""
         takes = f"takes {names(self.inputs)}" if self.inputs else "takes no arguments"
         kind = "a generator" if self.generator else "a helper"
-        return f"{kind}{named} that {takes} {self._gives()}".rstrip()
+        return f"{kind} that {takes} {self._gives()}".rstrip()
 
     def _gives(self) -> str:
         """How the function gets the helper's work back."""

@@ -97,24 +97,19 @@ class _FunctionMoves:
             self._twins[key] = where_copied(node, self.scope, self.facts)
         return self._twins[key]
 
-    def heading(self, block: Extraction) -> int | None:
-        """The line of the comment right above ``block`` that names it."""
-        first = block.statements[0].node
-        return self.facts.heading(first.lineno, first.col_offset)
-
     def evidence(self, block: Extraction) -> tuple[Related, ...]:
-        """Where what makes ``block`` a unit is: its copy, or the comment naming it."""
+        """Where the copy that makes ``block`` a unit is."""
         twin = self.facts.twins.twin_of(block.statements[0].node) if self.twin_of(block) else None
-        if twin is not None:
-            other = twin[0]
-            return ((other.lineno, other.end_lineno or other.lineno, "the copy of this block"),)
-        heading = self.heading(block)
-        return ((heading, heading, "the comment that names it"),) if heading else ()
+        if twin is None:
+            return ()
+        other = twin[0]
+        return ((other.lineno, other.end_lineno or other.lineno, "the copy of this block"),)
 
     def named(self, block: Extraction) -> bool:
         """Whether a reader would name ``block`` a unit of its own: it is written twice
-        in the file, or a comment of its own says what it does."""
-        return self.twin_of(block) is not None or self.heading(block) is not None
+        in the file (reviewers judged a block a comment names, alone, never worth a
+        helper)."""
+        return self.twin_of(block) is not None
 
     @cached_property
     def copy(self) -> Move | None:
@@ -180,32 +175,23 @@ def _flattening(found: _FunctionMoves) -> Move | None:
 def _block_move(found: _FunctionMoves, block: Extraction | None, value: int) -> Move | None:
     if block is None:
         return None
-    twin = found.twin_of(block)
-    heading = found.heading(block)
-    move = block.move(found.view, Concern.COMPLEXITY, value, twin, heading)
+    move = block.move(found.view, Concern.COMPLEXITY, value, found.twin_of(block))
     return replace(move, related=found.evidence(block))
 
 
 def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
     """The extraction that leaves both parts simplest, if one is worth making.
 
-    Only a block a reader would name is offered: one written twice in the file, or one
-    a comment of its own names. Reviewers judged most other extractions, true as they
-    were, not worth doing.
+    Only a block written twice in the file is offered: reviewers judged other
+    extractions, true as they were, not worth doing, those under a comment that names
+    the step included.
     """
     body = body_lines(found.view)
     blocks = [b for b in found.blocks if worth_a_helper(b, value, body) and found.named(b)]
     if not blocks:
         return None
-    # A block written twice in the file first: one helper then serves both copies.
-    return min(
-        blocks,
-        key=lambda b: (
-            found.twin_of(b) is None,
-            max(b.points + 1, value - b.points),
-            -b.points,
-        ),
-    )
+    # The one that leaves both parts simplest: one helper then serves both copies.
+    return min(blocks, key=lambda b: (max(b.points + 1, value - b.points), -b.points))
 
 
 def worth_a_helper(block: Extraction, value: int, body: int) -> bool:
