@@ -514,11 +514,6 @@ def _remembered_string(s: str) -> str:
     return quoted
 
 
-def _plain_on_row(t: tuple[Any, ...], row: int) -> bool:
-    """A name, number or operator on ``row`` that counts for nothing but the def header."""
-    return t[0] in _CODE_TYPES and t[2][0] == row and t[1] not in _INTERESTING
-
-
 class _FieldLine:
     """Where lizard's line reading is inside an f-string's replacement fields."""
 
@@ -552,6 +547,10 @@ class _Emulator:
         self.text = text
         self.tokens = tokens
         self.glob = _Func()
+        # Indentation is tracked in the global code and in a body whose header ended
+        # with ")": as if the global pseudo-function's header had (no header of valid
+        # code is read while it is current, so nothing undoes this).
+        self.glob.rparen = True
         self.cur = self.glob
         self.pending: _Func | None = None  # a function whose body level is not pushed yet
         self.stack: list[_Func | None] = []  # nesting levels: a function or a bare level
@@ -574,6 +573,7 @@ class _Emulator:
         # Only a row whose text ends with a backslash can be joined to the next one,
         # so rows are compared token by token only while on such a row.
         self.joinable = self._backslash_rows()
+        self.tabs = "\t" in text
         self.check = False  # on such a row now
 
     # ----------------------------------------------------------------- driving
@@ -646,10 +646,9 @@ class _Emulator:
             self._odd_line_start(tok, self.end_row, self.carry)
             self.carry = None
         else:
-            cur = self.cur
-            if cur is self.glob or cur.rparen:
+            if self.cur.rparen:
                 col = tok[2][1]
-                spaces = col + 7 * tok[4].count("\t", 0, col)  # lizard's tab is 8
+                spaces = col + 7 * tok[4].count("\t", 0, col) if self.tabs else col
                 if spaces != self.indents[-1]:
                     self._set_nesting(spaces, tok[1] == ")")
             self.cur.nloc += 1
@@ -781,8 +780,7 @@ class _Emulator:
         if carry is None and tok[2][0] - end_row > 1:
             self._backslash_lines(end_row + 1, tok[2][0])
             return
-        cur = self.cur
-        if cur is self.glob or cur.rparen:
+        if self.cur.rparen:
             spaces = _line_spaces(tok, carry)
             if spaces is not None:
                 self._set_nesting(spaces, tok[1] == ")")
@@ -812,8 +810,7 @@ class _Emulator:
         there, that line counts twice (the joined line too), and the token on ``row``
         does not start a line.
         """
-        cur = self.cur
-        if cur is self.glob or cur.rparen:
+        if self.cur.rparen:
             line = self._slice((first, 0), (first + 1, 0))
             blank = line[: len(line) - len(line.lstrip())]
             self._set_nesting(_spaces(blank), False)
@@ -1000,8 +997,7 @@ class _Emulator:
 
     def _field_indent(self, spaces: int, text: str) -> None:
         """The first code of a line inside a replacement field: its indentation."""
-        cur = self.cur
-        if cur is self.glob or cur.rparen:
+        if self.cur.rparen:
             self._set_nesting(spaces, text.startswith(")"))
 
     def _previous(self, i: int) -> str:
@@ -1067,13 +1063,17 @@ class _Emulator:
         until the header is over; returns how many tokens it read.
         """
         row = tokens[i][2][0]
-        n = len(tokens)
         steps = _HEADER_STEPS
         j = i  # a plain token on ``row``, and the header is not over: the caller's word
-        while j < n and self.state not in _HEADER_OVER and _plain_on_row(tokens[j], row):
-            s = tokens[j][1]
-            while steps[self.state](self, s, False):
-                pass  # the step moved to a state that reads ``s`` again
+        # The ENDMARKER that ends every token list is no plain token: j stays in range.
+        while (
+            self.state not in _HEADER_OVER
+            and (t := tokens[j])[0] in _CODE_TYPES
+            and t[2][0] == row
+            and t[1] not in _INTERESTING
+        ):
+            while steps[self.state](self, t[1], False):
+                pass  # the step moved to a state that reads the token again
             j += 1
         return j - i
 
