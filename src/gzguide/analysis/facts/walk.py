@@ -744,16 +744,14 @@ def _catch_all(cases: list[ast.match_case]) -> ast.match_case | None:
 _LEAF_FIELDS: Final = frozenset({"ctx", "op", "ops", "type_comment", "kind", "conversion"})
 
 
-class _ExpressionFields(dict[type[ast.AST], tuple[str, ...]]):
-    """The fields of each node type that can hold other expressions (``ctx`` and the
-    like left out), found on first sight of the type."""
-
-    def __missing__(self, kind: type[ast.AST]) -> tuple[str, ...]:
-        fields = self[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
-        return fields
-
-
-_EXPRESSION_FIELDS: Final = _ExpressionFields()
+#: The fields of each node type that can hold other expressions (``ctx`` and the
+#: like left out). Every node type the parser makes is one of the ``ast`` module's;
+#: a plain dict keeps the lookup on the interpreter's fast path.
+_EXPRESSION_FIELDS: Final[dict[type, tuple[str, ...]]] = {
+    kind: tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+    for kind in vars(ast).values()
+    if isinstance(kind, type) and issubclass(kind, ast.AST)
+}
 
 
 def children(node: ast.AST) -> list[ast.AST]:
