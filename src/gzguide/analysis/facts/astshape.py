@@ -13,23 +13,28 @@ import ast
 def shape(node: ast.AST) -> object:
     """The node's structure with every name, attribute and constant left out (a tuple
     of those is a value too: ``isinstance(x, A)`` and ``isinstance(x, (A, B))`` alike)."""
-    if isinstance(node, ast.Name | ast.Constant | ast.Attribute) or (
-        isinstance(node, ast.Tuple)
-        and all(isinstance(e, ast.Name | ast.Constant | ast.Attribute) for e in node.elts)
-    ):
+    if _is_value(node):
         return "value"
-    parts: list[object] = [type(node).__name__]
-    for name in node._fields:
-        if name in ("ctx", "type_comment") or (name == "attr" and isinstance(node, ast.Attribute)):
-            continue
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            parts.append(tuple(shape(v) if isinstance(v, ast.AST) else v for v in value))
-        elif isinstance(value, ast.AST):
-            parts.append(shape(value))
-        else:
-            parts.append(value)
-    return tuple(parts)
+    fields = (getattr(node, name, None) for name in node._fields if name not in _UNSHAPED)
+    return (type(node).__name__, *(_field_shape(value) for value in fields))
+
+
+_VALUES = (ast.Name, ast.Constant, ast.Attribute)
+_UNSHAPED = ("ctx", "type_comment")
+
+
+def _is_value(node: ast.AST) -> bool:
+    return isinstance(node, _VALUES) or (
+        isinstance(node, ast.Tuple) and all(isinstance(e, _VALUES) for e in node.elts)
+    )
+
+
+def _field_shape(value: object) -> object:
+    if isinstance(value, list):
+        return tuple(shape(v) if isinstance(v, ast.AST) else v for v in value)
+    if isinstance(value, ast.AST):
+        return shape(value)
+    return value
 
 
 def code_lines(statements: list[ast.stmt]) -> int:
@@ -38,20 +43,34 @@ def code_lines(statements: list[ast.stmt]) -> int:
     pending = list(statements)
     while pending:
         node = pending.pop()
-        inner = [
-            child
-            for name in ("body", "orelse", "finalbody", "handlers", "cases")
-            for child in getattr(node, name, ())
-        ]
+        inner = _inner(node)
         if not inner:
             held.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
             continue
         held.add(node.lineno)
-        for child in inner:
-            if isinstance(child, ast.stmt):
-                pending.append(child)
-            else:  # an except handler or a match case: its header, then its body
-                header = child.pattern if isinstance(child, ast.match_case) else child
-                held.add(header.lineno)
-                pending.extend(child.body)
+        _take_inner(inner, held, pending)
     return len(held)
+
+
+def _inner(node: ast.stmt) -> list[ast.stmt | ast.ExceptHandler | ast.match_case]:
+    return [
+        child
+        for name in ("body", "orelse", "finalbody", "handlers", "cases")
+        for child in getattr(node, name, ())
+    ]
+
+
+def _take_inner(
+    inner: list[ast.stmt | ast.ExceptHandler | ast.match_case],
+    held: set[int],
+    pending: list[ast.stmt],
+) -> None:
+    """Statements to look into next; an except handler or a match case: its header
+    line, then its body."""
+    for child in inner:
+        if isinstance(child, ast.stmt):
+            pending.append(child)
+        else:
+            header = child.pattern if isinstance(child, ast.match_case) else child
+            held.add(header.lineno)
+            pending.extend(child.body)

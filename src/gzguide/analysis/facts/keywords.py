@@ -61,6 +61,10 @@ def keyword_lines(text: str) -> KeywordLines:
     """Find the keyword lines of ``text`` (strings and comments may match too: a
     lookup only asks about lines between the two parts of one construct, where no
     string can be)."""
+    return KeywordLines(_leading_lines(text), _trailing_lines(text))
+
+
+def _leading_lines(text: str) -> dict[str, frozenset[int]]:
     leading: dict[str, set[int]] = {}
     line, counted = 1, 0
     for match in _LEADING.finditer(text):
@@ -68,17 +72,27 @@ def keyword_lines(text: str) -> KeywordLines:
         line += text.count("\n", counted, start) + 1
         counted = start + 1
         leading.setdefault(match.group(1), set()).add(line)
-    trailing: dict[str, set[int]] = {}
+    return {k: frozenset(v) for k, v in leading.items()}
+
+
+def _trailing_lines(text: str) -> dict[str, frozenset[int]]:
+    trailing: dict[str, frozenset[int]] = {}
     for word, pattern in _TRAILING.items():
-        line, counted = 1, 0
-        for match in pattern.finditer(text):
-            start = match.start()
-            if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
-                continue  # the end of another word (``for``, ``brand``)
-            line += text.count("\n", counted, start)
-            counted = start
-            trailing.setdefault(word, set()).add(line)
-    return KeywordLines(
-        {k: frozenset(v) for k, v in leading.items()},
-        {k: frozenset(v) for k, v in trailing.items()},
-    )
+        found = _line_ends(pattern, text)
+        if found:
+            trailing[word] = frozenset(found)
+    return trailing
+
+
+def _line_ends(pattern: re.Pattern[str], text: str) -> set[int]:
+    """The lines where ``pattern`` (a word, then the end of the code) matches."""
+    found: set[int] = set()
+    line, counted = 1, 0
+    for match in pattern.finditer(text):
+        start = match.start()
+        if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            continue  # the end of another word (``for``, ``brand``)
+        line += text.count("\n", counted, start)
+        counted = start
+        found.add(line)
+    return found

@@ -7,7 +7,9 @@ and enclosing scope, so metrics and advice can name what they talk about.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Final
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -67,12 +69,35 @@ def collect_scopes(tree: ast.Module) -> list[Scope]:
 
 def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
     """The statement lists directly inside a compound statement (none for a simple one)."""
-    if isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While):
-        return [node.body, node.orelse]
-    if isinstance(node, ast.With | ast.AsyncWith):
-        return [node.body]
-    if isinstance(node, ast.Try | ast.TryStar):
-        return [node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody]
-    if isinstance(node, ast.Match):
-        return [c.body for c in node.cases]
-    return []
+    held = _HELD.get(type(node))
+    return held(node) if held is not None else []
+
+
+def _body_and_else(node: ast.If | ast.For | ast.AsyncFor | ast.While) -> list[list[ast.stmt]]:
+    return [node.body, node.orelse]
+
+
+def _body(node: ast.With | ast.AsyncWith) -> list[list[ast.stmt]]:
+    return [node.body]
+
+
+def _try_blocks(node: ast.Try | ast.TryStar) -> list[list[ast.stmt]]:
+    return [node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody]
+
+
+def _cases(node: ast.Match) -> list[list[ast.stmt]]:
+    return [c.body for c in node.cases]
+
+
+#: The statement lists each kind of compound statement holds, in source order.
+_HELD: Final[dict[type[ast.stmt], Callable[[Any], list[list[ast.stmt]]]]] = {
+    ast.If: _body_and_else,
+    ast.For: _body_and_else,
+    ast.AsyncFor: _body_and_else,
+    ast.While: _body_and_else,
+    ast.With: _body,
+    ast.AsyncWith: _body,
+    ast.Try: _try_blocks,
+    ast.TryStar: _try_blocks,
+    ast.Match: _cases,
+}

@@ -39,16 +39,18 @@ def top_level(tree: ast.Module, text: str) -> tuple[TopLevel, ...]:
     if not definitions:
         return ()
     lines = _LINE_END.split(text)
-    found = []
-    for d in definitions:
-        start = d.decorator_list[0].lineno if d.decorator_list else d.lineno
-        end = d.end_lineno or d.lineno
-        mentions = frozenset(_IDENTIFIER.findall("\n".join(lines[start - 1 : end])))
-        # The keyword is among the identifiers found: only then is the tree walked.
-        declares = (
-            frozenset(name for n in ast.walk(d) if isinstance(n, ast.Global) for name in n.names)
-            if "global" in mentions
-            else frozenset()
-        )
-        found.append(TopLevel(d.name, start, end, mentions, declares))
-    return tuple(found)
+    return tuple(_entry(d, lines) for d in definitions)
+
+
+def _entry(d: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]) -> TopLevel:
+    start = d.decorator_list[0].lineno if d.decorator_list else d.lineno
+    end = d.end_lineno or d.lineno
+    mentions = frozenset(_IDENTIFIER.findall("\n".join(lines[start - 1 : end])))
+    # The keyword is among the identifiers found: only then is the tree walked.
+    declares = _declared(d) if "global" in mentions else frozenset()
+    return TopLevel(d.name, start, end, mentions, declares)
+
+
+def _declared(d: ast.AST) -> frozenset[str]:
+    """The names ``global`` statements anywhere in ``d`` declare."""
+    return frozenset(name for n in ast.walk(d) if isinstance(n, ast.Global) for name in n.names)

@@ -10,11 +10,13 @@ one a parameter of the helper), and only blocks long enough to be worth one.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
-from typing import Final
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Final, TypeGuard
 
 from gzguide.analysis.facts.astshape import code_lines
 from gzguide.analysis.facts.scopes import FunctionNode, Scope
+from gzguide.analysis.facts.walk import parameter_names_of
 
 #: A copy may differ in at most this many distinct names or values.
 MAX_DIFFERENCES: Final = 2
@@ -70,45 +72,47 @@ class Twins:
         body = own_body(node)
         if code_lines(body) < MIN_LINES:
             return None
-        if self._functions is None:
-            self._functions = _function_index(self.functions)
-        first: FunctionCopy | None = None
-        more = 0
-        for other in self._functions.get(_body_key(body), ()):
+        copies = list(self._copies(scope, node, body))
+        if not copies:
+            return None
+        other, (differing, renames_only) = copies[0]
+        return FunctionCopy(other, differing, renames_only, more=len(copies) - 1)
+
+    def _copies(
+        self, scope: Scope, node: FunctionNode, body: list[ast.stmt]
+    ) -> Iterator[tuple[Scope, tuple[tuple[tuple[str, str], ...], bool]]]:
+        """The other functions of the file whose bodies copy ``node``'s, in file order."""
+        for other in self._function_index().get(_body_key(body), ()):
             if other.qualname == scope.qualname:
                 continue
             assert not isinstance(other.node, ast.ClassDef)
             found = self._compare(node, other.node)
-            if found is None:
-                continue
-            if first is None:
-                first = FunctionCopy(other, *found)
-            else:
-                more += 1
-        return None if first is None else replace(first, more=more)
+            if found is not None:
+                yield other, found
+
+    def _function_index(self) -> dict[tuple[object, ...], list[Scope]]:
+        if self._functions is None:
+            self._functions = _function_index(self.functions)
+        return self._functions
 
     def _compare(
         self, a: FunctionNode, b: FunctionNode
     ) -> tuple[tuple[tuple[str, str], ...], bool] | None:
         """What differs between two functions' bodies and whether it is renames only;
         None when one is no copy of the other. Each pair is compared once."""
-        flipped = id(a) > id(b)
-        key = (id(b), id(a)) if flipped else (id(a), id(b))
+        if id(a) > id(b):
+            return _flipped(self._compare(b, a))
+        key = (id(a), id(b))
         if key not in self._pairs:
-            first, second = (b, a) if flipped else (a, b)
-            self._pairs[key] = self._copy(first, second)
-        found = self._pairs[key]
-        if found is None or not flipped:
-            return found
-        pairs, renames = found
-        return tuple((y, x) for x, y in pairs), renames
+            self._pairs[key] = self._copy(a, b)
+        return self._pairs[key]
 
     def _copy(
         self, a: FunctionNode, b: FunctionNode
     ) -> tuple[tuple[tuple[str, str], ...], bool] | None:
-        found = _differences(own_body(a), own_body(b))
-        if found is None or any(d.stored for d in found.values()):
-            return None  # a stored attribute or item is no parameter of a helper
+        found = _parameter_differences(own_body(a), own_body(b))
+        if found is None:
+            return None
         if not found:
             return (), False
         pairs = tuple(found)
@@ -131,17 +135,42 @@ class Twins:
         with how many names and values differ."""
         if not isinstance(node, _COMPOUND) or code_lines([node]) < MIN_LINES:
             return None
-        if self._index is None:
-            self._index = _index(self.tree)
-        end = node.end_lineno or node.lineno
-        for other in self._index.get(_key(node), ()):
-            other_end = other.end_lineno or other.lineno
-            if other is node or (other.lineno <= end and node.lineno <= other_end):
+        for other in self._statement_index().get(_key(node), ()):
+            if _overlap(node, other):
                 continue  # itself, or a statement around or inside it
             found = differences(node, other)
             if found is not None:
                 return other, len(found)
         return None
+
+    def _statement_index(self) -> dict[tuple[str, int, int], list[ast.stmt]]:
+        if self._index is None:
+            self._index = _index(self.tree)
+        return self._index
+
+
+def _flipped(
+    found: tuple[tuple[tuple[str, str], ...], bool] | None,
+) -> tuple[tuple[tuple[str, str], ...], bool] | None:
+    """A comparison's result with the two sides of each difference swapped."""
+    if found is None:
+        return None
+    pairs, renames = found
+    return tuple((y, x) for x, y in pairs), renames
+
+
+def _parameter_differences(a: object, b: object) -> dict[tuple[str, str], _Difference] | None:
+    """:func:`_differences`, None too when a stored attribute or item differs (no
+    parameter of a helper can stand for it)."""
+    found = _differences(a, b)
+    return None if found is None or any(d.stored for d in found.values()) else found
+
+
+def _overlap(a: ast.stmt, b: ast.stmt) -> bool:
+    """Whether ``b`` is ``a``, or around or inside it (their lines overlap)."""
+    a_end = a.end_lineno or a.lineno
+    b_end = b.end_lineno or b.lineno
+    return b is a or (b.lineno <= a_end and a.lineno <= b_end)
 
 
 def _index(tree: ast.Module) -> dict[tuple[str, int, int], list[ast.stmt]]:
@@ -151,13 +180,19 @@ def _index(tree: ast.Module) -> dict[tuple[str, int, int], list[ast.stmt]]:
         node = pending.pop()
         if isinstance(node, _COMPOUND) and (node.end_lineno or node.lineno) - node.lineno >= 2:
             index.setdefault(_key(node), []).append(node)
-        for name in ("body", "orelse", "finalbody"):
-            pending.extend(getattr(node, name, ()))
-        for handler in getattr(node, "handlers", ()):
-            pending.extend(handler.body)
-        for case in getattr(node, "cases", ()):
-            pending.extend(case.body)
+        pending.extend(_held(node))
     return index
+
+
+def _held(node: ast.stmt) -> list[ast.stmt]:
+    """The statements ``node`` holds: its blocks, then its handlers' and cases' bodies."""
+    return [
+        *getattr(node, "body", ()),
+        *getattr(node, "orelse", ()),
+        *getattr(node, "finalbody", ()),
+        *(s for handler in getattr(node, "handlers", ()) for s in handler.body),
+        *(s for case in getattr(node, "cases", ()) for s in case.body),
+    ]
 
 
 def own_body(node: FunctionNode) -> list[ast.stmt]:
@@ -195,13 +230,15 @@ class _Names:
     """The names a function binds: its parameters in order, and the names it assigns."""
 
     def __init__(self, node: FunctionNode) -> None:
-        args = node.args
-        named = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-        self.parameters = named + [a.arg for a in (args.vararg, args.kwarg) if a is not None]
-        self.stored = {
-            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-        }
+        self.parameters = parameter_names_of(node.args)
+        self.stored = _stored_names(node)
         self.locals = self.stored - set(self.parameters)
+
+
+def _stored_names(node: ast.AST) -> set[str]:
+    return {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
 
 
 def _renames(pairs: tuple[tuple[str, str], ...], a: _Names, b: _Names) -> bool | None:
@@ -212,10 +249,10 @@ def _renames(pairs: tuple[tuple[str, str], ...], a: _Names, b: _Names) -> bool |
     renamed: dict[str, str] = {}
     only = True
     for x, y in pairs:
-        if x in a.parameters and y in b.parameters:
-            if a.parameters.index(x) != b.parameters.index(y):
-                return None
-        elif not (x in a.locals and y in b.locals):
+        rename = _is_rename(x, y, a, b)
+        if rename is None:
+            return None
+        if not rename:
             only = False
             continue
         if renamed.setdefault(x, y) != y:
@@ -223,6 +260,14 @@ def _renames(pairs: tuple[tuple[str, str], ...], a: _Names, b: _Names) -> bool |
     if len(set(renamed.values())) != len(renamed):
         return None
     return only
+
+
+def _is_rename(x: str, y: str, a: _Names, b: _Names) -> bool | None:
+    """Whether ``x`` and ``y`` are names their functions bind (parameters in the same
+    place, or locals); None for parameters in different places."""
+    if x in a.parameters and y in b.parameters:
+        return True if a.parameters.index(x) == b.parameters.index(y) else None
+    return x in a.locals and y in b.locals
 
 
 def _reads_locals(found: dict[tuple[str, str], _Difference], a: _Names, b: _Names) -> bool:
@@ -281,40 +326,69 @@ def _differences(a: object, b: object) -> dict[tuple[str, str], _Difference] | N
     pending: list[tuple[object, object]] = [(a, b)]
     while pending:
         x, y = pending.pop()
-        if isinstance(x, _LEAVES) and isinstance(y, _LEAVES) and _is_leaf(x) and _is_leaf(y):
-            if _leaf_key(x) != _leaf_key(y):
-                left, right = ast.unparse(x), ast.unparse(y)
-                stored = not isinstance(x, ast.Name) and isinstance(
-                    getattr(x, "ctx", None), ast.Store | ast.Del
-                )
-                reads = {r for r in (_root(x), _root(y)) if r is not None}
-                seen = found.get((left, right))
-                if seen is None:
-                    found[(left, right)] = _Difference(stored, reads)
-                else:
-                    seen.stored = seen.stored or stored
-                if len(found) > MAX_DIFFERENCES:
-                    return None
-            continue
-        if isinstance(x, list) and isinstance(y, list):
-            if len(x) != len(y):
-                return None
-            # Reversed, so that the stack hands them back in source order.
-            pending.extend(reversed(list(zip(x, y, strict=True))))
-            continue
-        if isinstance(x, ast.AST) and isinstance(y, ast.AST):
-            if type(x) is not type(y):
-                return None
-            pending.extend(
-                reversed(
-                    [
-                        (getattr(x, f, None), getattr(y, f, None))
-                        for f in x._fields
-                        if f not in _SKIPPED
-                    ]
-                )
-            )
-            continue
-        if x != y:
+        if not _same_but_leaves(x, y, found, pending):
             return None
     return found
+
+
+def _same_but_leaves(
+    x: object,
+    y: object,
+    found: dict[tuple[str, str], _Difference],
+    pending: list[tuple[object, object]],
+) -> bool:
+    """Compare one pair of parts: two leaves that differ are recorded in ``found``, the
+    parts of two lists or nodes go to ``pending``; False when the structures differ
+    or too many leaves do."""
+    if _both_leaves(x, y):
+        return _same_leaves(x, y, found)
+    if isinstance(x, list) and isinstance(y, list):
+        return _same_lists(x, y, pending)
+    if isinstance(x, ast.AST) and isinstance(y, ast.AST):
+        return _same_nodes(x, y, pending)
+    return x == y
+
+
+def _both_leaves(x: object, y: object) -> TypeGuard[ast.expr]:
+    return isinstance(x, _LEAVES) and isinstance(y, _LEAVES) and _is_leaf(x) and _is_leaf(y)
+
+
+def _same_leaves(x: ast.expr, y: object, found: dict[tuple[str, str], _Difference]) -> bool:
+    assert isinstance(y, ast.expr)
+    if _leaf_key(x) == _leaf_key(y):
+        return True
+    _record(x, y, found)
+    return len(found) <= MAX_DIFFERENCES
+
+
+def _record(x: ast.expr, y: ast.expr, found: dict[tuple[str, str], _Difference]) -> None:
+    """One more place where the leaves differ, with what either side stores and reads."""
+    left, right = ast.unparse(x), ast.unparse(y)
+    stored = not isinstance(x, ast.Name) and isinstance(
+        getattr(x, "ctx", None), ast.Store | ast.Del
+    )
+    reads = {r for r in (_root(x), _root(y)) if r is not None}
+    seen = found.get((left, right))
+    if seen is None:
+        found[(left, right)] = _Difference(stored, reads)
+    else:
+        seen.stored = seen.stored or stored
+
+
+def _same_lists(x: list[object], y: list[object], pending: list[tuple[object, object]]) -> bool:
+    if len(x) != len(y):
+        return False
+    # Reversed, so that the stack hands them back in source order.
+    pending.extend(reversed(list(zip(x, y, strict=True))))
+    return True
+
+
+def _same_nodes(x: ast.AST, y: ast.AST, pending: list[tuple[object, object]]) -> bool:
+    if type(x) is not type(y):
+        return False
+    pending.extend(
+        reversed(
+            [(getattr(x, f, None), getattr(y, f, None)) for f in x._fields if f not in _SKIPPED]
+        )
+    )
+    return True

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Final
+from typing import Any, Final
 
 from gzguide.analysis.facts.keywords import NO_KEYWORDS, KeywordLines
 from gzguide.analysis.facts.scopes import FunctionNode
@@ -57,29 +58,8 @@ MUTATORS: Final = frozenset(
 )
 #: The nodes that continue a chain of attribute accesses and calls.
 _LINKS: Final = frozenset({ast.Attribute, ast.Call, ast.Subscript})
-#: Statements that hold no statements.
-_SIMPLE: Final = frozenset(
-    {
-        ast.Expr,
-        ast.Assign,
-        ast.AugAssign,
-        ast.AnnAssign,
-        ast.Return,
-        ast.Raise,
-        ast.Pass,
-        ast.Break,
-        ast.Continue,
-        ast.Import,
-        ast.ImportFrom,
-        ast.Global,
-        ast.Nonlocal,
-        ast.Assert,
-        ast.Delete,
-    }
-)
 #: The statements that add a level of real nesting.
 _LEVELS: Final = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)
-_COMPREHENSIONS: Final = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 # Jump kinds.
 RETURN: Final = "return"
@@ -210,17 +190,7 @@ class FunctionView:
             return True
         if self.max_depth < 3:
             return False
-        for stmt in self.statements:
-            if stmt.depth == self.max_depth:
-                enclosing = []
-                parent = stmt.parent
-                while parent is not None:
-                    if not parent.is_elif and isinstance(parent.node, _LEVELS):
-                        enclosing.append(parent.node)
-                    parent = parent.parent
-                if all(isinstance(n, ast.If) for n in enclosing):
-                    return True
-        return False
+        return any(_in_ifs_only(s) for s in self.statements if s.depth == self.max_depth)
 
     def stmt_of(self, node: ast.stmt) -> Stmt | None:
         return self._by_node.get(id(node))
@@ -251,6 +221,20 @@ class FunctionView:
 
     def nested_within(self, start: Pos, end: Pos) -> bool:
         return any(start <= s and e <= end for s, e in self.nested)
+
+
+def _in_ifs_only(stmt: Stmt) -> bool:
+    """Whether every level around ``stmt`` is an ``if``."""
+    return all(isinstance(n, ast.If) for n in _levels_around(stmt))
+
+
+def _levels_around(stmt: Stmt) -> Iterator[ast.stmt]:
+    """The statements around ``stmt`` that each add a level (an ``elif`` adds none)."""
+    parent = stmt.parent
+    while parent is not None:
+        if not parent.is_elif and isinstance(parent.node, _LEVELS):
+            yield parent.node
+        parent = parent.parent
 
 
 def _any_between(positions: list[Pos] | None, start: Pos, end: Pos) -> bool:
@@ -319,271 +303,305 @@ class _Walker:
         start = (node.lineno, node.col_offset)
         self.nested.append((start, (node.end_lineno or node.lineno, node.end_col_offset or 0)))
         self.nested_nodes.append(node)
-        # What the enclosing function evaluates: decorators, defaults, bases.
-        outer: list[ast.expr] = list(node.decorator_list)
-        if isinstance(node, ast.ClassDef):
-            outer.extend(node.bases)
-            outer.extend(k.value for k in node.keywords)
-        else:
-            outer.extend(node.args.defaults)
-            outer.extend(d for d in node.args.kw_defaults if d is not None)
-        self._uncounted(outer)  # radon scores a nested scope on its own
+        self._uncounted(_evaluated_by_enclosing(node))  # radon scores a nested scope on its own
         self._store(node.name, start)
 
     def statement(self, node: ast.stmt, parent: Stmt | None, depth: int) -> Stmt:
+        """Walk one statement; its points and conditions are its own and everything in it."""
         stmt = Stmt(node, parent, depth)
         self.statements.append(stmt)
         if depth > self.max_depth:
             self.max_depth = depth
-        if type(node) in _SIMPLE:
-            # No blocks: its points (an assert, or expressions') are its own.
-            outer_points, outer_conditions = self._points, self._conditions
-            self._points = self._conditions = 0
-            self.simple(node, (node.lineno, node.col_offset))
-            stmt.points, stmt.conditions = self._points, self._conditions
-            self._points += outer_points
-            self._conditions += outer_conditions
-            return stmt
         outer_points, outer_conditions = self._points, self._conditions
         self._points = self._conditions = 0
-        pos = (node.lineno, node.col_offset)
-        if isinstance(node, ast.If):
-            self._point(node.lineno, "if", 1, 1)
-            self.expression(node.test)
-            stmt.blocks.append(self.block(node.body, stmt, depth + 1))
-            orelse = node.orelse
-            if (
-                len(orelse) == 1
-                and isinstance(orelse[0], ast.If)
-                and (orelse[0].col_offset == node.col_offset and orelse[0].lineno > node.lineno)
-            ):
-                elif_stmt = self.statement(orelse[0], stmt, depth)
-                elif_stmt.is_elif = True
-                elif_stmt.container = orelse
-                stmt.blocks.append([elif_stmt])  # its points are already counted in ours
-            else:
-                stmt.blocks.append(self.block(orelse, stmt, depth + 1))
-        elif isinstance(node, ast.For | ast.AsyncFor):
-            self._point(node.lineno, "loop", 1, 1)
-            self._loop_else(node)
-            self.expression(node.iter)
-            self.expression(node.target)
-            self.loops.append(pos)
-            stmt.blocks.append(self.block(node.body, stmt, depth + 1))
-            self.loops.pop()
-            stmt.blocks.append(self.block(node.orelse, stmt, depth + 1))
-        elif isinstance(node, ast.While):
-            self._point(node.lineno, "loop", 1, 1)
-            self._loop_else(node)
-            self.expression(node.test)
-            self.loops.append(pos)
-            stmt.blocks.append(self.block(node.body, stmt, depth + 1))
-            self.loops.pop()
-            stmt.blocks.append(self.block(node.orelse, stmt, depth + 1))
-        elif isinstance(node, ast.Try | ast.TryStar):
-            if isinstance(node, ast.Try):  # radon does not count except* (TryStar)
-                for handler in node.handlers:
-                    self._point(handler.lineno, "except", 1, 0)
-                if node.orelse:
-                    last = node.handlers[-1] if node.handlers else node.body[-1]
-                    line = self.keywords.else_line(_end_line(last), node.orelse[0].lineno)
-                    self._point(line, "else", 1, 0)
-            self._conditions += len(node.handlers)
-            stmt.blocks.append(self.block(node.body, stmt, depth))
-            for handler in node.handlers:
-                if handler.type is not None:
-                    self.expression(handler.type)
-                if handler.name:
-                    self._store(handler.name, (handler.lineno, handler.col_offset))
-                stmt.blocks.append(self.block(handler.body, stmt, depth))
-            stmt.blocks.append(self.block(node.orelse, stmt, depth))
-            stmt.blocks.append(self.block(node.finalbody, stmt, depth))
-        elif isinstance(node, ast.With | ast.AsyncWith):
-            for item in node.items:
-                self.expression(item.context_expr)
-                if item.optional_vars is not None:
-                    self.expression(item.optional_vars)
-            stmt.blocks.append(self.block(node.body, stmt, depth))
-        elif isinstance(node, ast.Match):
-            # radon counts every case but one catch-all (``case _``, ``case name``);
-            # each point sits on its case's line.
-            catch_all = next(
-                (
-                    c
-                    for c in node.cases
-                    if isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None
-                ),
-                None,
-            )
-            for case in node.cases:
-                if case is not catch_all:
-                    self._point(case.pattern.lineno, "case", 1, 0)
-            self.expression(node.subject)
-            for case in node.cases:
-                self._pattern_names(case.pattern)
-                if case.guard is not None:
-                    self.expression(case.guard)
-                stmt.blocks.append(self.block(case.body, stmt, depth + 1))
-        else:
-            self.simple(node, pos)
+        _STATEMENT_STEPS.get(type(node), _Walker._other_statement)(self, node, stmt)
         stmt.points = self._points
         stmt.conditions = self._conditions
         self._points = outer_points + stmt.points
         self._conditions = outer_conditions + stmt.conditions
         return stmt
 
-    def simple(self, node: ast.stmt, pos: Pos) -> None:
-        kind = type(node)
-        if kind is ast.Assign:
-            assert isinstance(node, ast.Assign)
-            self.expression(node.value)
-            self.expressions(node.targets)
-        elif kind is ast.Expr:
-            assert isinstance(node, ast.Expr)
-            self.expression(node.value)
-        elif isinstance(node, ast.Return):
-            self.jumps.append(Jump(pos, RETURN))
-            if node.value is not None:
-                self.expression(node.value)
-        elif isinstance(node, ast.Raise):
-            self.jumps.append(Jump(pos, RAISE))
-            self.expressions([e for e in (node.exc, node.cause) if e is not None])
-        elif isinstance(node, ast.Break | ast.Continue):
-            leaves = BREAK if isinstance(node, ast.Break) else CONTINUE
-            self.jumps.append(Jump(pos, leaves, self.loops[-1] if self.loops else None))
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            self.jumps.append(Jump(pos, DECLARE))
-            self.declared.update(node.names)
-        elif isinstance(node, ast.Assert):
-            self._point(node.lineno, "assert", 1, 0)
-            # radon counts an assert once and never looks inside it
-            self._uncounted([e for e in (node.test, node.msg) if e is not None])
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            for alias in node.names:
-                name = alias.asname or alias.name.partition(".")[0]
-                if name != "*":
-                    self._store(name, pos)
-        elif isinstance(node, ast.AugAssign):
-            self.expression(node.value)
-            if isinstance(node.target, ast.Name):
-                self._load(node.target.id, pos)
-            self.expression(node.target)
-        elif isinstance(node, ast.AnnAssign):
-            if node.value is not None:
-                self.expression(node.value)
-                self.expression(node.target)
+    def _if(self, node: ast.If, stmt: Stmt) -> None:
+        self._point(node.lineno, "if", 1, 1)
+        self.expression(node.test)
+        depth = stmt.depth
+        stmt.blocks.append(self.block(node.body, stmt, depth + 1))
+        if _has_elif(node):
+            elif_stmt = self.statement(node.orelse[0], stmt, depth)
+            elif_stmt.is_elif = True
+            elif_stmt.container = node.orelse
+            stmt.blocks.append([elif_stmt])  # its points are already counted in ours
         else:
-            self.expressions([c for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)])
+            stmt.blocks.append(self.block(node.orelse, stmt, depth + 1))
+
+    def _for(self, node: ast.For | ast.AsyncFor, stmt: Stmt) -> None:
+        self._point(node.lineno, "loop", 1, 1)
+        self._loop_else(node)
+        self.expression(node.iter)
+        self.expression(node.target)
+        self._loop_blocks(node, stmt)
+
+    def _while(self, node: ast.While, stmt: Stmt) -> None:
+        self._point(node.lineno, "loop", 1, 1)
+        self._loop_else(node)
+        self.expression(node.test)
+        self._loop_blocks(node, stmt)
+
+    def _loop_blocks(self, node: ast.For | ast.AsyncFor | ast.While, stmt: Stmt) -> None:
+        """The body, where a break or continue leaves this loop, then the else."""
+        self.loops.append(stmt.start)
+        stmt.blocks.append(self.block(node.body, stmt, stmt.depth + 1))
+        self.loops.pop()
+        stmt.blocks.append(self.block(node.orelse, stmt, stmt.depth + 1))
+
+    def _try(self, node: ast.Try, stmt: Stmt) -> None:
+        for handler in node.handlers:
+            self._point(handler.lineno, "except", 1, 0)
+        if node.orelse:
+            last = node.handlers[-1] if node.handlers else node.body[-1]
+            line = self.keywords.else_line(_end_line(last), node.orelse[0].lineno)
+            self._point(line, "else", 1, 0)
+        self._try_blocks(node, stmt)
+
+    def _try_blocks(self, node: ast.Try | ast.TryStar, stmt: Stmt) -> None:
+        """What a try and a try of ``except*`` share (radon counts no ``except*``)."""
+        self._conditions += len(node.handlers)
+        stmt.blocks.append(self.block(node.body, stmt, stmt.depth))
+        for handler in node.handlers:
+            self._handler(handler, stmt)
+        stmt.blocks.append(self.block(node.orelse, stmt, stmt.depth))
+        stmt.blocks.append(self.block(node.finalbody, stmt, stmt.depth))
+
+    def _handler(self, handler: ast.ExceptHandler, stmt: Stmt) -> None:
+        if handler.type is not None:
+            self.expression(handler.type)
+        if handler.name:
+            self._store(handler.name, (handler.lineno, handler.col_offset))
+        stmt.blocks.append(self.block(handler.body, stmt, stmt.depth))
+
+    def _with(self, node: ast.With | ast.AsyncWith, stmt: Stmt) -> None:
+        for item in node.items:
+            self.expression(item.context_expr)
+            if item.optional_vars is not None:
+                self.expression(item.optional_vars)
+        stmt.blocks.append(self.block(node.body, stmt, stmt.depth))
+
+    def _match(self, node: ast.Match, stmt: Stmt) -> None:
+        # radon counts every case but one catch-all (``case _``, ``case name``);
+        # each point sits on its case's line.
+        catch_all = _catch_all(node.cases)
+        for case in node.cases:
+            if case is not catch_all:
+                self._point(case.pattern.lineno, "case", 1, 0)
+        self.expression(node.subject)
+        for case in node.cases:
+            self._pattern_names(case.pattern)
+            if case.guard is not None:
+                self.expression(case.guard)
+            stmt.blocks.append(self.block(case.body, stmt, stmt.depth + 1))
 
     def _pattern_names(self, pattern: ast.pattern) -> None:
         for sub in ast.walk(pattern):
-            name = getattr(sub, "name", None) or getattr(sub, "rest", None)
-            if isinstance(name, str) and isinstance(sub, ast.pattern):
-                self._store(name, (sub.lineno, sub.col_offset))
-            elif isinstance(sub, ast.MatchValue | ast.MatchClass):
-                self.expression(sub.value if isinstance(sub, ast.MatchValue) else sub.cls)
+            if isinstance(sub, ast.pattern):
+                self._pattern_part(sub)
+
+    def _pattern_part(self, sub: ast.pattern) -> None:
+        """The name one part of a pattern binds, or the value or class it reads."""
+        name = getattr(sub, "name", None) or getattr(sub, "rest", None)
+        if isinstance(name, str):
+            self._store(name, (sub.lineno, sub.col_offset))
+        elif isinstance(sub, ast.MatchValue):
+            self.expression(sub.value)
+        elif isinstance(sub, ast.MatchClass):
+            self.expression(sub.cls)
+
+    # -- statements that hold no statements ------------------------------------------
+
+    def _assign(self, node: ast.Assign, stmt: Stmt) -> None:
+        self.expression(node.value)
+        self.expressions(node.targets)
+
+    def _expr(self, node: ast.Expr, stmt: Stmt) -> None:
+        self.expression(node.value)
+
+    def _return(self, node: ast.Return, stmt: Stmt) -> None:
+        self.jumps.append(Jump(stmt.start, RETURN))
+        if node.value is not None:
+            self.expression(node.value)
+
+    def _raise(self, node: ast.Raise, stmt: Stmt) -> None:
+        self.jumps.append(Jump(stmt.start, RAISE))
+        self.expressions([e for e in (node.exc, node.cause) if e is not None])
+
+    def _break(self, node: ast.Break, stmt: Stmt) -> None:
+        self._leave(stmt, BREAK)
+
+    def _continue(self, node: ast.Continue, stmt: Stmt) -> None:
+        self._leave(stmt, CONTINUE)
+
+    def _leave(self, stmt: Stmt, kind: str) -> None:
+        self.jumps.append(Jump(stmt.start, kind, self.loops[-1] if self.loops else None))
+
+    def _declare(self, node: ast.Global | ast.Nonlocal, stmt: Stmt) -> None:
+        self.jumps.append(Jump(stmt.start, DECLARE))
+        self.declared.update(node.names)
+
+    def _assert(self, node: ast.Assert, stmt: Stmt) -> None:
+        self._point(node.lineno, "assert", 1, 0)
+        # radon counts an assert once and never looks inside it
+        self._uncounted([e for e in (node.test, node.msg) if e is not None])
+
+    def _import(self, node: ast.Import | ast.ImportFrom, stmt: Stmt) -> None:
+        for alias in node.names:
+            name = alias.asname or alias.name.partition(".")[0]
+            if name != "*":
+                self._store(name, stmt.start)
+
+    def _aug_assign(self, node: ast.AugAssign, stmt: Stmt) -> None:
+        self.expression(node.value)
+        if isinstance(node.target, ast.Name):
+            self._load(node.target.id, stmt.start)
+        self.expression(node.target)
+
+    def _ann_assign(self, node: ast.AnnAssign, stmt: Stmt) -> None:
+        if node.value is not None:
+            self.expression(node.value)
+            self.expression(node.target)
+
+    def _other_statement(self, node: ast.stmt, stmt: Stmt) -> None:
+        self.expressions([c for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)])
 
     # -- expressions -----------------------------------------------------------------
 
-    def expressions(self, nodes: list[ast.expr]) -> None:
+    def expressions(self, nodes: list[ast.expr], local: frozenset[str] = frozenset()) -> None:
         for node in nodes:
-            self.expression(node)
+            self.expression(node, local)
 
     def expression(self, root: ast.expr, local: frozenset[str] = frozenset()) -> None:
-        """Walk one expression; ``local`` holds names a comprehension or lambda binds."""
+        """Walk one expression; ``local`` holds names a comprehension or lambda binds.
+
+        Each kind of node that means something to a detector has its step; any other
+        only hands on its parts. The stack hands parts back in reverse order of push.
+        """
         stack: list[ast.AST] = [root]
-        pop, push, extend = stack.pop, stack.append, stack.extend
+        pop = stack.pop
+        steps = _EXPRESSION_STEPS
         while stack:
             node = pop()
-            kind = type(node)
-            if kind is ast.Name:
-                assert isinstance(node, ast.Name)
-                if node.id not in local:
-                    pos = (node.lineno, node.col_offset)
-                    if type(node.ctx) is ast.Load:
-                        self._load(node.id, pos)
-                    else:
-                        self._store(node.id, pos)
-            elif kind is ast.Constant:
-                pass
-            elif kind is ast.Attribute:
-                assert isinstance(node, ast.Attribute)
-                value = node.value
-                if type(node.ctx) is not ast.Load:
-                    self._mutate(value)
-                elif type(value) in _LINKS and id(node) not in self._inner:
-                    self._chain(node)
-                push(value)
-            elif kind is ast.Call:
-                assert isinstance(node, ast.Call)
-                func = node.func
-                if type(func) is ast.Attribute:
-                    if func.attr in MUTATORS:
-                        self._mutate(func.value)
-                    if type(func.value) is ast.Name:
-                        key = f"{func.value.id}.{func.attr}"
-                        calls = self.method_calls.setdefault(key, [])
-                        calls.append((node.lineno, node.col_offset))
-                    if type(func.value) in _LINKS and id(node) not in self._inner:
-                        self._chain(node)
-                push(func)
-                extend(node.args)
-                extend(k.value for k in node.keywords)
-            elif kind is ast.Compare:
-                assert isinstance(node, ast.Compare)
-                push(node.left)
-                extend(node.comparators)
-            elif kind is ast.BinOp:
-                assert isinstance(node, ast.BinOp)
-                push(node.left)
-                push(node.right)
-            elif kind is ast.Subscript:
-                assert isinstance(node, ast.Subscript)
-                if type(node.ctx) is not ast.Load:
-                    self._mutate(node.value)
-                push(node.value)
-                push(node.slice)
-            elif kind is ast.BoolOp:
-                assert isinstance(node, ast.BoolOp)
-                word = "and" if isinstance(node.op, ast.And) else "or"
-                for left, right in pairwise(node.values):  # each at its keyword
-                    line = self.keywords.boolop_line(word, _end_line(left), right.lineno)
-                    self._point(line, word, 1, 1)
-                if self._counting:  # an and/or radon does not count is not ours to rewrite
-                    self.boolops.append(node)
-                extend(node.values)
-            elif kind is ast.IfExp:
-                assert isinstance(node, ast.IfExp)
-                self._point(node.lineno, "ternary", 1, 1)
-                extend((node.test, node.body, node.orelse))
-            elif kind in _COMPREHENSIONS:
-                assert isinstance(
-                    node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
-                )
-                self._comprehension(node, local)
-            elif kind is ast.Lambda:
-                assert isinstance(node, ast.Lambda)
-                args = node.args
-                extend(d for d in (*args.defaults, *args.kw_defaults) if d)
-                self.expression(node.body, local | frozenset(parameter_names_of(args)))
-            elif kind is ast.Yield or kind is ast.YieldFrom:
-                assert isinstance(node, ast.Yield | ast.YieldFrom)
-                self.jumps.append(Jump((node.lineno, node.col_offset), YIELD))
-                if node.value is not None:
-                    push(node.value)
-            elif kind is ast.NamedExpr:
-                assert isinstance(node, ast.NamedExpr)
-                push(node.value)
-                target = node.target
-                self._store(target.id, (target.lineno, target.col_offset))
+            step = steps.get(type(node))
+            if step is None:
+                stack.extend(children(node))
             else:
-                extend(children(node))
+                step(self, node, stack, local)
+
+    def _name(self, node: ast.Name, stack: list[ast.AST], local: frozenset[str]) -> None:
+        if node.id not in local:
+            pos = (node.lineno, node.col_offset)
+            if type(node.ctx) is ast.Load:
+                self._load(node.id, pos)
+            else:
+                self._store(node.id, pos)
+
+    def _constant(self, node: ast.Constant, stack: list[ast.AST], local: frozenset[str]) -> None:
+        """A constant holds nothing to walk."""
+
+    def _attribute(self, node: ast.Attribute, stack: list[ast.AST], local: frozenset[str]) -> None:
+        value = node.value
+        if type(node.ctx) is not ast.Load:
+            self._mutate(value)
+        elif type(value) in _LINKS and id(node) not in self._inner:
+            self._chain(node)
+        stack.append(value)
+
+    def _call(self, node: ast.Call, stack: list[ast.AST], local: frozenset[str]) -> None:
+        func = node.func
+        if type(func) is ast.Attribute:
+            self._method_call(node, func)
+        stack.append(func)
+        stack.extend(node.args)
+        stack.extend(k.value for k in node.keywords)
+
+    def _method_call(self, node: ast.Call, func: ast.Attribute) -> None:
+        """``x.method(...)``: what it may change, and which call of which name it is."""
+        if func.attr in MUTATORS:
+            self._mutate(func.value)
+        if type(func.value) is ast.Name:
+            key = f"{func.value.id}.{func.attr}"
+            self.method_calls.setdefault(key, []).append((node.lineno, node.col_offset))
+        if type(func.value) in _LINKS and id(node) not in self._inner:
+            self._chain(node)
+
+    def _compare(self, node: ast.Compare, stack: list[ast.AST], local: frozenset[str]) -> None:
+        stack.append(node.left)
+        stack.extend(node.comparators)
+
+    def _binop(self, node: ast.BinOp, stack: list[ast.AST], local: frozenset[str]) -> None:
+        stack.append(node.left)
+        stack.append(node.right)
+
+    def _subscript(self, node: ast.Subscript, stack: list[ast.AST], local: frozenset[str]) -> None:
+        if type(node.ctx) is not ast.Load:
+            self._mutate(node.value)
+        stack.append(node.value)
+        stack.append(node.slice)
+
+    def _boolop(self, node: ast.BoolOp, stack: list[ast.AST], local: frozenset[str]) -> None:
+        word = "and" if isinstance(node.op, ast.And) else "or"
+        for left, right in pairwise(node.values):  # each at its keyword
+            line = self.keywords.boolop_line(word, _end_line(left), right.lineno)
+            self._point(line, word, 1, 1)
+        if self._counting:  # an and/or radon does not count is not ours to rewrite
+            self.boolops.append(node)
+        stack.extend(node.values)
+
+    def _ifexp(self, node: ast.IfExp, stack: list[ast.AST], local: frozenset[str]) -> None:
+        self._point(node.lineno, "ternary", 1, 1)
+        stack.extend((node.test, node.body, node.orelse))
+
+    def _lambda(self, node: ast.Lambda, stack: list[ast.AST], local: frozenset[str]) -> None:
+        args = node.args
+        stack.extend(d for d in (*args.defaults, *args.kw_defaults) if d)
+        self.expression(node.body, local | frozenset(parameter_names_of(args)))
+
+    def _yield(
+        self, node: ast.Yield | ast.YieldFrom, stack: list[ast.AST], local: frozenset[str]
+    ) -> None:
+        self.jumps.append(Jump((node.lineno, node.col_offset), YIELD))
+        if node.value is not None:
+            stack.append(node.value)
+
+    def _named(self, node: ast.NamedExpr, stack: list[ast.AST], local: frozenset[str]) -> None:
+        stack.append(node.value)
+        target = node.target
+        self._store(target.id, (target.lineno, target.col_offset))
 
     def _comprehension(
         self,
         node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp,
+        stack: list[ast.AST],
         local: frozenset[str],
     ) -> None:
+        inner = self._comprehension_points(node, local)
+        # The first iterable is evaluated in the enclosing scope, the rest in the
+        # comprehension's own.
+        generators = node.generators
+        self.expression(generators[0].iter, local)
+        for generator in generators:
+            if generator is not generators[0]:
+                self.expression(generator.iter, inner)
+            self.expressions(generator.ifs, inner)
+        if isinstance(node, ast.DictComp):
+            self.expression(node.key, inner)
+            self.expression(node.value, inner)
+        else:
+            self.expression(node.elt, inner)
+
+    def _comprehension_points(
+        self,
+        node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp,
+        local: frozenset[str],
+    ) -> frozenset[str]:
+        """Count each ``for`` and ``if``; the names the comprehension binds, with ``local``."""
         bound = set(local)
         for generator in node.generators:
             line = getattr(generator.iter, "lineno", node.lineno)
@@ -591,20 +609,7 @@ class _Walker:
             for test in generator.ifs:
                 self._point(test.lineno, "filter", 1, 1)
             bound.update(_target_names(generator.target))
-        # The first iterable is evaluated in the enclosing scope, the rest in the
-        # comprehension's own.
-        self.expression(node.generators[0].iter, local)
-        inner = frozenset(bound)
-        for generator in node.generators:
-            if generator is not node.generators[0]:
-                self.expression(generator.iter, inner)
-            for test in generator.ifs:
-                self.expression(test, inner)
-        if isinstance(node, ast.DictComp):
-            self.expression(node.key, inner)
-            self.expression(node.value, inner)
-        else:
-            self.expression(node.elt, inner)
+        return frozenset(bound)
 
     # -- recording -------------------------------------------------------------------
 
@@ -651,26 +656,151 @@ class _Walker:
         self.stores.setdefault(name, []).append(pos)
 
 
-#: The fields of each node type that can hold other expressions (``ctx`` and the
-#: like left out), found on first sight of the type.
-_EXPRESSION_FIELDS: dict[type, tuple[str, ...]] = {}
+#: How the walker takes each kind of statement (any other: the expressions it holds).
+_STATEMENT_STEPS: Final[dict[type[ast.stmt], Callable[[_Walker, Any, Stmt], None]]] = {
+    ast.If: _Walker._if,
+    ast.For: _Walker._for,
+    ast.AsyncFor: _Walker._for,
+    ast.While: _Walker._while,
+    ast.Try: _Walker._try,
+    ast.TryStar: _Walker._try_blocks,
+    ast.With: _Walker._with,
+    ast.AsyncWith: _Walker._with,
+    ast.Match: _Walker._match,
+    ast.Assign: _Walker._assign,
+    ast.Expr: _Walker._expr,
+    ast.Return: _Walker._return,
+    ast.Raise: _Walker._raise,
+    ast.Break: _Walker._break,
+    ast.Continue: _Walker._continue,
+    ast.Global: _Walker._declare,
+    ast.Nonlocal: _Walker._declare,
+    ast.Assert: _Walker._assert,
+    ast.Import: _Walker._import,
+    ast.ImportFrom: _Walker._import,
+    ast.AugAssign: _Walker._aug_assign,
+    ast.AnnAssign: _Walker._ann_assign,
+}
+#: How the walker takes each kind of expression node that means something to a
+#: detector (any other: its parts, found by :func:`children`).
+_EXPRESSION_STEPS: Final[
+    dict[type[ast.AST], Callable[[_Walker, Any, list[ast.AST], frozenset[str]], None]]
+] = {
+    ast.Name: _Walker._name,
+    ast.Constant: _Walker._constant,
+    ast.Attribute: _Walker._attribute,
+    ast.Call: _Walker._call,
+    ast.Compare: _Walker._compare,
+    ast.BinOp: _Walker._binop,
+    ast.Subscript: _Walker._subscript,
+    ast.BoolOp: _Walker._boolop,
+    ast.IfExp: _Walker._ifexp,
+    ast.ListComp: _Walker._comprehension,
+    ast.SetComp: _Walker._comprehension,
+    ast.DictComp: _Walker._comprehension,
+    ast.GeneratorExp: _Walker._comprehension,
+    ast.Lambda: _Walker._lambda,
+    ast.Yield: _Walker._yield,
+    ast.YieldFrom: _Walker._yield,
+    ast.NamedExpr: _Walker._named,
+}
+
+
+def _evaluated_by_enclosing(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+) -> list[ast.expr]:
+    """What the enclosing function evaluates of a nested definition: decorators,
+    defaults, bases."""
+    outer: list[ast.expr] = list(node.decorator_list)
+    if isinstance(node, ast.ClassDef):
+        outer.extend(node.bases)
+        outer.extend(k.value for k in node.keywords)
+    else:
+        outer.extend(node.args.defaults)
+        outer.extend(d for d in node.args.kw_defaults if d is not None)
+    return outer
+
+
+def _has_elif(node: ast.If) -> bool:
+    """Whether the ``else`` of ``node`` is an ``elif`` (an ``if`` on a later line at the
+    same column), not an ``else`` holding an ``if``."""
+    orelse = node.orelse
+    return (
+        len(orelse) == 1
+        and isinstance(orelse[0], ast.If)
+        and orelse[0].col_offset == node.col_offset
+        and orelse[0].lineno > node.lineno
+    )
+
+
+def _catch_all(cases: list[ast.match_case]) -> ast.match_case | None:
+    """The first case that matches anything (``case _``, ``case name``), if any."""
+    return next(
+        (c for c in cases if isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None),
+        None,
+    )
+
+
 _LEAF_FIELDS: Final = frozenset({"ctx", "op", "ops", "type_comment", "kind", "conversion"})
+
+
+#: The fields of each node type that can hold other expressions (``ctx`` and the
+#: like left out). Every node type the parser makes is one of the ``ast`` module's;
+#: a plain dict keeps the lookup on the interpreter's fast path.
+_EXPRESSION_FIELDS: Final[dict[type, tuple[str, ...]]] = {
+    kind: tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+    for kind in vars(ast).values()
+    if isinstance(kind, type) and issubclass(kind, ast.AST)
+}
 
 
 def children(node: ast.AST) -> list[ast.AST]:
     """The nodes under ``node`` that can hold expressions or statements (no ``ctx``)."""
-    fields = _EXPRESSION_FIELDS.get(type(node))
-    if fields is None:
-        fields = tuple(f for f in node._fields if f not in _LEAF_FIELDS)
-        _EXPRESSION_FIELDS[type(node)] = fields
     out: list[ast.AST] = []
-    for name in fields:
+    for name in _EXPRESSION_FIELDS[type(node)]:
         value = getattr(node, name, None)
         if type(value) is list:
             out.extend(v for v in value if isinstance(v, ast.AST))
         elif isinstance(value, ast.AST):
             out.append(value)
     return out
+
+
+def _if_blocks(node: ast.If, depth: int) -> list[tuple[list[ast.stmt], int]]:
+    return [(node.body, depth + 1), (node.orelse, depth if _has_elif(node) else depth + 1)]
+
+
+def _loop_blocks(
+    node: ast.For | ast.AsyncFor | ast.While, depth: int
+) -> list[tuple[list[ast.stmt], int]]:
+    return [(node.body, depth + 1), (node.orelse, depth + 1)]
+
+
+def _match_blocks(node: ast.Match, depth: int) -> list[tuple[list[ast.stmt], int]]:
+    return [(c.body, depth + 1) for c in node.cases]
+
+
+def _with_blocks(node: ast.With | ast.AsyncWith, depth: int) -> list[tuple[list[ast.stmt], int]]:
+    return [(node.body, depth)]
+
+
+def _try_blocks(node: ast.Try | ast.TryStar, depth: int) -> list[tuple[list[ast.stmt], int]]:
+    held = [node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody]
+    return [(block, depth) for block in held]
+
+
+#: The statement lists each compound statement holds, each with its depth.
+_BLOCKS: Final[dict[type[ast.stmt], Callable[[Any, int], list[tuple[list[ast.stmt], int]]]]] = {
+    ast.If: _if_blocks,
+    ast.For: _loop_blocks,
+    ast.AsyncFor: _loop_blocks,
+    ast.While: _loop_blocks,
+    ast.Match: _match_blocks,
+    ast.With: _with_blocks,
+    ast.AsyncWith: _with_blocks,
+    ast.Try: _try_blocks,
+    ast.TryStar: _try_blocks,
+}
 
 
 def real_depth(body: list[ast.stmt]) -> int:
@@ -686,28 +816,9 @@ def real_depth(body: list[ast.stmt]) -> int:
             if isinstance(node, _NESTED):
                 continue
             deepest = max(deepest, depth)
-            if isinstance(node, ast.If):
-                stack.append((node.body, depth + 1))
-                orelse = node.orelse
-                is_elif = (
-                    len(orelse) == 1
-                    and isinstance(orelse[0], ast.If)
-                    and orelse[0].col_offset == node.col_offset
-                    and orelse[0].lineno > node.lineno
-                )
-                stack.append((orelse, depth if is_elif else depth + 1))
-            elif isinstance(node, ast.For | ast.AsyncFor | ast.While):
-                stack.append((node.body, depth + 1))
-                stack.append((node.orelse, depth + 1))
-            elif isinstance(node, ast.Match):
-                stack.extend((c.body, depth + 1) for c in node.cases)
-            elif isinstance(node, ast.With | ast.AsyncWith):
-                stack.append((node.body, depth))
-            elif isinstance(node, ast.Try | ast.TryStar):
-                stack.append((node.body, depth))
-                stack.extend((h.body, depth) for h in node.handlers)
-                stack.append((node.orelse, depth))
-                stack.append((node.finalbody, depth))
+            blocks = _BLOCKS.get(type(node))
+            if blocks is not None:
+                stack.extend(blocks(node, depth))
     return deepest
 
 

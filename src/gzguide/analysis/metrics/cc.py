@@ -27,10 +27,11 @@ module-level ``if`` is a top-level function, as it is for radon.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
-from typing import Final
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Final
 
 from gzguide.analysis.facts.scopes import FunctionNode, Scope
+from gzguide.analysis.facts.walk import children
 
 _NESTED: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -38,42 +39,63 @@ _NESTED: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 def decision_points(statements: Iterable[ast.AST]) -> int:
     """radon's decision points in ``statements``, nested defs and classes left out."""
     total = 0
-    # Lists of nodes may hold None (a dict's ``**`` key) or strings (a ``global``'s
-    # names), so the stack holds whatever the fields hold.
-    stack: list[object] = list(statements)
-    pop, push, extend = stack.pop, stack.append, stack.extend
+    stack: list[ast.AST] = list(statements)
+    pop, extend = stack.pop, stack.extend
+    points = _POINTS
     while stack:
         node = pop()
         kind = type(node)
-        if kind is ast.Name or kind is ast.Constant or kind is str or node is None:
-            continue
-        if kind is ast.If or kind is ast.IfExp:
-            total += 1
-        elif kind is ast.BoolOp:
-            total += len(node.values) - 1  # type: ignore[attr-defined]
-        elif kind is ast.For or kind is ast.While or kind is ast.AsyncFor:
-            total += 1 + bool(node.orelse)  # type: ignore[attr-defined]
-        elif kind is ast.Try:
-            total += len(node.handlers) + bool(node.orelse)  # type: ignore[attr-defined]
-        elif kind is ast.comprehension:
-            total += 1 + len(node.ifs)  # type: ignore[attr-defined]
-        elif kind is ast.Match:
-            assert isinstance(node, ast.Match)
-            wildcard = any(getattr(c.pattern, "pattern", False) is None for c in node.cases)
-            total += max(0, len(node.cases) - wildcard)
-        elif kind is ast.Assert:
-            total += 1
-            continue  # radon counts an assert once and never looks inside it
-        elif kind in _NESTED:
-            continue
-        assert isinstance(node, ast.AST)
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                extend(value)
-            elif isinstance(value, ast.AST):
-                push(value)
+        count = points.get(kind)
+        if count is not None:
+            total += count(node)
+        if kind not in _SEALED:
+            extend(children(node))
     return total
+
+
+def _one(node: ast.AST) -> int:
+    return 1
+
+
+def _extra_operands(node: ast.BoolOp) -> int:
+    return len(node.values) - 1
+
+
+def _loop(node: ast.For | ast.AsyncFor | ast.While) -> int:
+    return 1 + bool(node.orelse)
+
+
+def _try(node: ast.Try) -> int:
+    return len(node.handlers) + bool(node.orelse)
+
+
+def _comprehension(node: ast.comprehension) -> int:
+    return 1 + len(node.ifs)
+
+
+def _cases(node: ast.Match) -> int:
+    wildcard = any(getattr(c.pattern, "pattern", False) is None for c in node.cases)
+    return max(0, len(node.cases) - wildcard)
+
+
+#: The decision points of each kind of node that has any, as radon counts them
+#: (``except*`` has none).
+_POINTS: Final[dict[type[ast.AST], Callable[[Any], int]]] = {
+    ast.If: _one,
+    ast.IfExp: _one,
+    ast.Assert: _one,
+    ast.BoolOp: _extra_operands,
+    ast.For: _loop,
+    ast.AsyncFor: _loop,
+    ast.While: _loop,
+    ast.Try: _try,
+    ast.comprehension: _comprehension,
+    ast.Match: _cases,
+}
+#: Nodes whose parts add nothing: names and constants hold no decision point, nested
+#: scopes are scored on their own, and radon counts an assert once and never looks
+#: inside it.
+_SEALED: Final = frozenset({ast.Name, ast.Constant, ast.Assert, *_NESTED})
 
 
 def complexity(node: FunctionNode) -> int:
@@ -92,34 +114,40 @@ def function_complexities(scopes: Iterable[Scope]) -> dict[tuple[int, int], int]
 
 
 def _definitions(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The defs and classes of ``body``, looking into compound statements, not into defs."""
-    stack = list(reversed(body))
+    """The defs and classes of ``body``, looking into compound statements, not into defs
+    (in no particular order: only their sum is wanted)."""
+    stack = list(body)
     while stack:
         node = stack.pop()
         if isinstance(node, _NESTED):
             yield node
-            continue
-        for name in ("body", "orelse", "finalbody"):
-            block = getattr(node, name, None)
-            if block:
-                stack.extend(reversed(block))
-        if isinstance(node, ast.Try | ast.TryStar):
-            for handler in reversed(node.handlers):
-                stack.extend(reversed(handler.body))
-        elif isinstance(node, ast.Match):
-            for case in reversed(node.cases):
-                stack.extend(reversed(case.body))
+        else:
+            stack.extend(_held(node))
+
+
+def _held(node: ast.stmt) -> Iterator[ast.stmt]:
+    """The statements a compound statement holds, in its blocks, handlers and cases."""
+    for name in ("body", "orelse", "finalbody"):
+        yield from getattr(node, name, ())
+    for part in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+        yield from part.body
 
 
 def total_complexity(tree: ast.Module, known: dict[tuple[int, int], int]) -> int:
     """radon's ``total_complexity`` of the module; ``known`` holds function complexities."""
+    top = _definitions(tree.body)
+    return 1 + decision_points(tree.body) + sum(_complexity_of(d, known) - 1 for d in top)
 
-    def of(node: ast.stmt) -> int:
-        key = (node.lineno, node.col_offset)
-        if isinstance(node, ast.ClassDef):
-            methods = [m for m in _definitions(node.body) if not isinstance(m, ast.ClassDef)]
-            return 1 + decision_points(node.body) + sum(of(m) for m in methods)
-        assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        return known[key] if key in known else complexity(node)
 
-    return 1 + decision_points(tree.body) + sum(of(d) - 1 for d in _definitions(tree.body))
+def _complexity_of(node: ast.stmt, known: dict[tuple[int, int], int]) -> int:
+    if isinstance(node, ast.ClassDef):
+        return _class_complexity(node, known)
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    key = (node.lineno, node.col_offset)
+    return known[key] if key in known else complexity(node)
+
+
+def _class_complexity(node: ast.ClassDef, known: dict[tuple[int, int], int]) -> int:
+    """1, the points of the class's own code, and its methods' complexities."""
+    methods = [m for m in _definitions(node.body) if not isinstance(m, ast.ClassDef)]
+    return 1 + decision_points(node.body) + sum(_complexity_of(m, known) for m in methods)

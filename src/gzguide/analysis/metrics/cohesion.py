@@ -58,8 +58,8 @@ their earliest method definition.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Final, NamedTuple
 
 from gzguide.analysis.facts.parsed import ParsedModule
 from gzguide.analysis.facts.walk import children
@@ -105,45 +105,23 @@ def _class_defs(body: list[ast.stmt]) -> Iterator[ast.ClassDef]:
         for stmt in stack.pop():
             if isinstance(stmt, ast.ClassDef):
                 yield stmt
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(stmt, field, None)
-                if block:
-                    stack.append(block)
-            if isinstance(stmt, ast.Try | ast.TryStar):
-                stack.extend(handler.body for handler in stmt.handlers)
-            elif isinstance(stmt, ast.Match):
-                stack.extend(case.body for case in stmt.cases)
+            stack.extend(_searched_blocks(stmt))
+
+
+def _searched_blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists ``stmt`` holds, in the order the class search takes them."""
+    held: list[list[ast.stmt]] = [getattr(stmt, f, []) for f in ("body", "orelse", "finalbody")]
+    held.extend(part.body for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())))
+    return held
 
 
 def _cohesion_of(cls: ast.ClassDef) -> ClassCohesion:
     definitions: dict[str, list[_FunctionNode]] = {}
     for method in _methods_of(cls.body):
         definitions.setdefault(method.name, []).append(method)
-
-    nodes = [
-        name
-        for name, defs in definitions.items()
-        if name not in INITIALIZERS and not all(_is_empty(d) for d in defs)
-    ]
-    members = _Members()
-    references: dict[str, frozenset[str]] = {}
-    for name in nodes:
-        members.add(name)
-        found: set[str] = set()
-        for method in definitions[name]:
-            found |= _references(method, cls.name)
-        for ref in found:
-            members.union(name, ref)
-        references[name] = frozenset(found)
-
-    groups: dict[str, list[str]] = {}
-    for name in nodes:
-        groups.setdefault(members.find(name), []).append(name)
-    first_line = {name: min(d.lineno for d in definitions[name]) for name in nodes}
-    components = sorted(
-        (sorted(group) for group in groups.values()),
-        key=lambda group: min(first_line[name] for name in group),
-    )
+    nodes = _graph_nodes(definitions)
+    members, references = _connected(nodes, definitions, cls.name)
+    components = _components(nodes, members, definitions)
     return ClassCohesion(
         lcom4=len(components),
         components=components,
@@ -154,25 +132,64 @@ def _cohesion_of(cls: ast.ClassDef) -> ClassCohesion:
     )
 
 
+def _graph_nodes(definitions: dict[str, list[_FunctionNode]]) -> list[str]:
+    """The methods that are nodes of the graph: not initializers, not all placeholders."""
+    return [
+        name
+        for name, defs in definitions.items()
+        if name not in INITIALIZERS and not all(_is_empty(d) for d in defs)
+    ]
+
+
+def _connected(
+    nodes: list[str], definitions: dict[str, list[_FunctionNode]], class_name: str
+) -> tuple[_Members, dict[str, frozenset[str]]]:
+    """Each node joined to the members it references, and what each references."""
+    members = _Members()
+    references: dict[str, frozenset[str]] = {}
+    for name in nodes:
+        members.add(name)
+        found: set[str] = set()
+        for method in definitions[name]:
+            found |= _references(method, class_name)
+        for ref in found:
+            members.union(name, ref)
+        references[name] = frozenset(found)
+    return members, references
+
+
+def _components(
+    nodes: list[str], members: _Members, definitions: dict[str, list[_FunctionNode]]
+) -> list[list[str]]:
+    """The connected components, each sorted, in the order of their earliest method."""
+    groups: dict[str, list[str]] = {}
+    for name in nodes:
+        groups.setdefault(members.find(name), []).append(name)
+    first_line = {name: min(d.lineno for d in definitions[name]) for name in nodes}
+    return sorted(
+        (sorted(group) for group in groups.values()),
+        key=lambda group: min(first_line[name] for name in group),
+    )
+
+
 def _methods_of(body: Iterable[ast.stmt]) -> Iterator[_FunctionNode]:
     """Function definitions of a class body, looking into its compound statements."""
     for stmt in body:
         if isinstance(stmt, _FunctionNode):
             yield stmt
-        elif isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While):
-            yield from _methods_of(stmt.body)
-            yield from _methods_of(stmt.orelse)
-        elif isinstance(stmt, ast.With | ast.AsyncWith):
-            yield from _methods_of(stmt.body)
-        elif isinstance(stmt, ast.Try | ast.TryStar):
-            yield from _methods_of(stmt.body)
-            for handler in stmt.handlers:
-                yield from _methods_of(handler.body)
-            yield from _methods_of(stmt.orelse)
-            yield from _methods_of(stmt.finalbody)
-        elif isinstance(stmt, ast.Match):
-            for case in stmt.cases:
-                yield from _methods_of(case.body)
+        elif not isinstance(stmt, ast.ClassDef):
+            for block in _blocks_in_order(stmt):
+                yield from _methods_of(block)
+
+
+def _blocks_in_order(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists a compound statement holds, in source order."""
+    held: list[list[ast.stmt]] = [getattr(stmt, "body", [])]
+    held.extend(handler.body for handler in getattr(stmt, "handlers", ()))
+    held.append(getattr(stmt, "orelse", []))
+    held.append(getattr(stmt, "finalbody", []))
+    held.extend(case.body for case in getattr(stmt, "cases", ()))
+    return held
 
 
 def _is_empty(method: _FunctionNode) -> bool:
@@ -182,13 +199,13 @@ def _is_empty(method: _FunctionNode) -> bool:
 
 def _is_placeholder(stmt: ast.stmt) -> bool:
     """``pass``, ``...``, a string (docstring) or ``raise NotImplementedError[(...)]``."""
-    if isinstance(stmt, ast.Pass):
-        return True
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-        return stmt.value.value is Ellipsis or isinstance(stmt.value.value, str)
-    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
-        exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+    match stmt:
+        case ast.Pass():
+            return True
+        case ast.Expr(value=ast.Constant(value=value)):
+            return value is Ellipsis or isinstance(value, str)
+        case ast.Raise(exc=ast.Call(func=ast.Name(id=name)) | ast.Name(id=name)):
+            return name == "NotImplementedError"
     return False
 
 
@@ -222,65 +239,77 @@ def _references(method: _FunctionNode, class_name: str) -> set[str]:
     # parameter named like the receiver (rare), which needs the scoped visitor.
     found: set[str] = set()
     stack: list[ast.AST] = list(method.body)
+    steps = _REFERENCE_STEPS
     while stack:
         node = stack.pop()
         stack.extend(children(node))
-        if isinstance(node, ast.Attribute):
-            if node.attr != "__class__" and _is_receiver(node.value, receiver, class_name):
-                found.add(node.attr)
-        elif isinstance(node, ast.Call):
-            name = _reflected_name(node, receiver, class_name)
-            if name is not None:
-                found.add(name)
-        elif (
-            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-            and receiver is not None
-            and receiver in _parameter_names(node.args)
-        ):
-            finder = _ScopedFinder(receiver, class_name)
-            for item in method.body:
-                finder.visit(item)
-            return finder.found
+        step = steps.get(type(node))
+        if step is None:
+            continue
+        name = step(node, receiver, class_name)
+        if name is _HIDDEN:
+            return _scoped_references(method, receiver, class_name)
+        if name is not None:
+            found.add(name)
     return found
+
+
+def _attribute_reference(node: ast.Attribute, receiver: str | None, class_name: str) -> str | None:
+    if node.attr != "__class__" and _is_receiver(node.value, receiver, class_name):
+        return node.attr
+    return None
+
+
+def _scope_reference(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, receiver: str | None, class_name: str
+) -> str | None:
+    """An inner scope references nothing itself; one whose parameter hides the receiver
+    makes the flat walk wrong (:data:`_HIDDEN`)."""
+    if receiver is not None and receiver in _parameter_names(node.args):
+        return _HIDDEN
+    return None
+
+
+def _scoped_references(method: _FunctionNode, receiver: str | None, class_name: str) -> set[str]:
+    finder = _ScopedFinder(receiver, class_name)
+    for item in method.body:
+        finder.visit(item)
+    return finder.found
 
 
 def _is_receiver(node: ast.expr, receiver: str | None, class_name: str) -> bool:
     """``<receiver>``, the class's name, ``type(<receiver>)`` or ``<receiver>.__class__``."""
-    if isinstance(node, ast.Name):
-        return node.id == receiver or node.id == class_name
-    if receiver is None:
-        return False
-    if isinstance(node, ast.Attribute):
-        return (
-            node.attr == "__class__"
-            and isinstance(node.value, ast.Name)
-            and node.value.id == receiver
-        )
-    if isinstance(node, ast.Call):
-        return (
-            isinstance(node.func, ast.Name)
-            and node.func.id == "type"
-            and len(node.args) == 1
-            and not node.keywords
-            and isinstance(node.args[0], ast.Name)
-            and node.args[0].id == receiver
-        )
+    match node:
+        case ast.Name(id=name):
+            return name in (receiver, class_name)
+        case (
+            ast.Attribute(attr="__class__", value=ast.Name(id=name))
+            | ast.Call(func=ast.Name(id="type"), args=[ast.Name(id=name)], keywords=[])
+        ):
+            return receiver is not None and name == receiver
     return False
 
 
 def _reflected_name(node: ast.Call, receiver: str | None, class_name: str) -> str | None:
     """``name`` for ``getattr(<receiver>, "name", ...)`` and its siblings, else None."""
-    func = node.func
-    if (
-        isinstance(func, ast.Name)
-        and func.id in _REFLECTION
-        and len(node.args) >= 2
-        and isinstance(node.args[1], ast.Constant)
-        and isinstance(node.args[1].value, str)
-        and _is_receiver(node.args[0], receiver, class_name)
-    ):
-        return node.args[1].value
+    match node:
+        case ast.Call(
+            func=ast.Name(id=func), args=[target, ast.Constant(value=str() as name), *_]
+        ) if func in _REFLECTION and _is_receiver(target, receiver, class_name):
+            return name
     return None
+
+
+#: Stands for "an inner scope hides the receiver" among the names a step finds.
+_HIDDEN: Final = "\0hidden"
+#: What each kind of node may reference (any other: nothing).
+_REFERENCE_STEPS: Final[dict[type[ast.AST], Callable[[Any, str | None, str], str | None]]] = {
+    ast.Attribute: _attribute_reference,
+    ast.Call: _reflected_name,
+    ast.FunctionDef: _scope_reference,
+    ast.AsyncFunctionDef: _scope_reference,
+    ast.Lambda: _scope_reference,
+}
 
 
 class _ScopedFinder(ast.NodeVisitor):
@@ -311,15 +340,18 @@ class _ScopedFinder(ast.NodeVisitor):
             return
         # Decorators, defaults and annotations belong to the enclosing scope.
         if not isinstance(node, ast.Lambda):
-            for decorator in node.decorator_list:
-                self.visit(decorator)
-            if node.returns is not None:
-                self.visit(node.returns)
+            self._visit_decorations(node)
         self.visit(node.args)
         self.receiver = None
         for item in body:
             self.visit(item)
         self.receiver = saved
+
+    def _visit_decorations(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        if node.returns is not None:
+            self.visit(node.returns)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         self._visit_scope(node, list(node.body))

@@ -177,10 +177,22 @@ _CASE_NAME_NEXT: Final = frozenset(
 _OP_SPLIT: Final = {
     "*=": ("*", "="), "/=": ("/", "="), "%=": ("%", "="), "**=": ("**", "="), "@=": ("@", "="),
 }  # fmt: skip
+#: What lizard reads first and last of each operator token.
+_OP_FIRST: Final = {op: first for op, (first, _) in _OP_SPLIT.items()}
+_OP_LAST: Final = {op: last for op, (_, last) in _OP_SPLIT.items()}
 _F_PREFIXES: Final = frozenset({"f", "rf", "fr", "bf", "fb"})
 _TRIPLES: Final = ('"""', "'''")
 _OPENERS: Final = frozenset("([{")
 _CLOSERS: Final = frozenset(")]}")
+#: How each bracket changes the bracket depth (any other token: not at all).
+_BRACKET_STEPS: Final[dict[object, int]] = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+_BRACES: Final[dict[str, int]] = {"{": 1, "}": -1}
+_QUOTES: Final = "\"'"
+#: Tokens skipped after a ``case`` to find what follows it.
+_AFTER_CASE_SKIPPED: Final = frozenset({_NL, _NEWLINE, _INDENT, _DEDENT})
+#: What ends the look past ``case (`` or ``case [`` at bracket depth 0: a ``:`` (a
+#: keyword then) or the end of the line (a name).
+_CASE_STOPS: Final[frozenset[object]] = frozenset({":", _NL, _NEWLINE})
 
 #: A parameter part counts when a word is followed by its end, " = ..." or " : ...".
 _PARAM_PART: Final = re.compile(r"\w+(?:\s=.*)?(?:\s:.*)?$")
@@ -258,13 +270,10 @@ def _field_end(body: str, start: int) -> int:
     n = len(body)
     while j < n and depth:
         c = body[j]
-        if c == '"' or c == "'":
+        if c in _QUOTES:
             j = _skip_quoted(body, j)
             continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
+        depth += _BRACES.get(c, 0)
         j += 1
     return j
 
@@ -280,18 +289,18 @@ def _code_tokens(code: str) -> list[str]:
     while k < len(raw):
         tok = raw[k]
         nxt = raw[k + 1] if k + 1 < len(raw) else ""
-        if tok.lower() in _F_PREFIXES and nxt[:1] in ("'", '"'):
-            out.append(tok)
-            pieces = _fstring_pieces(nxt)
-            if pieces is None:
-                out.append(nxt)
-            else:
-                out.extend(p for p, _ in pieces)
-            k += 2
-            continue
         out.append(tok)
+        if tok.lower() in _F_PREFIXES and nxt[:1] in ("'", '"'):
+            out.extend(_expanded(nxt))
+            k += 1
         k += 1
     return out
+
+
+def _expanded(quoted: str) -> list[str]:
+    """The tokens lizard reads for an f-string's quoted part."""
+    pieces = _fstring_pieces(quoted)
+    return [quoted] if pieces is None else [p for p, _ in pieces]
 
 
 def _fstring_pieces(quoted: str) -> list[Piece] | None:
@@ -311,19 +320,21 @@ def _fstring_pieces(quoted: str) -> list[Piece] | None:
             pos = m.end()
             continue
         end = _field_end(body, start)
-        text = "".join(literal)
-        if text:
-            out.append((quote + text + quote, False))
+        out.extend(_literal_piece(quote, literal))
         literal = []
         out.extend((tok, True) for tok in _code_tokens(body[start + 1 : end - 1]))
         pos = end
     if not out:
         return None
     literal.append(body[pos:])
-    text = "".join(literal)
-    if text:
-        out.append((quote + text + quote, False))
+    out.extend(_literal_piece(quote, literal))
     return out
+
+
+def _literal_piece(quote: str, literal: list[str]) -> list[Piece]:
+    """The literal text between replacement fields, quoted as its own string, if any."""
+    text = "".join(literal)
+    return [(quote + text + quote, False)] if text else []
 
 
 def _last_piece(pieces: list[Piece]) -> str:
@@ -381,33 +392,152 @@ class _Func:
         self.after_else = False
 
 
-def _depth(f: _Func, s: str) -> None:
-    """lizard's nesting-depth extension, for one of :data:`_ND_TOKENS`."""
-    if s == "else":
-        f.after_else = True
-    elif s == "{":
-        f.after_else = False
-        f.toggle = not f.toggle
-    elif s == ";":
-        f.after_else = False
-        if f.hidden > 0:
-            f.hidden -= 1
-            f.depth -= 1
-    elif s == "}":
+def _count(f: _Func, s: str) -> None:
+    """What a token counts for ``f``: a CCN point, a nesting-depth step, or both."""
+    step = _COUNT_STEPS.get(s)
+    if step is not None:
+        step(f)
+
+
+def _ccn_point(f: _Func) -> None:
+    f.ccn += 1
+
+
+def _if_point(f: _Func) -> None:
+    f.ccn += 1
+    _if_word(f)
+
+
+def _loop_point(f: _Func) -> None:
+    f.ccn += 1
+    _rise(f)
+
+
+def _after_else(f: _Func) -> None:
+    f.after_else = True
+
+
+def _open_brace(f: _Func) -> None:
+    f.after_else = False
+    f.toggle = not f.toggle
+
+
+def _semicolon(f: _Func) -> None:
+    f.after_else = False
+    if f.hidden > 0:
+        f.hidden -= 1
         f.depth -= 1
-        if f.depth < 0:
-            f.reset_depth()
-    elif s == "if" and f.after_else:
+
+
+def _close_brace(f: _Func) -> None:
+    f.depth -= 1
+    if f.depth < 0:
+        f.reset_depth()
+
+
+def _if_word(f: _Func) -> None:
+    """An ``if`` right after an ``else`` continues it; any other rises."""
+    if f.after_else:
         f.after_else = False
     else:
-        f.depth += 1
-        if f.depth > f.max_depth:
-            f.max_depth = f.depth
-        if not f.toggle:
-            f.hidden += 1
-            f.toggle = True
-        if f.depth < 0:
-            f.reset_depth()
+        _rise(f)
+
+
+def _rise(f: _Func) -> None:
+    f.depth += 1
+    if f.depth > f.max_depth:
+        f.max_depth = f.depth
+    if not f.toggle:
+        f.hidden += 1
+        f.toggle = True
+    if f.depth < 0:
+        f.reset_depth()
+
+
+#: What each token of :data:`_CCN_WORDS` and :data:`_ND_TOKENS` counts: a CCN point,
+#: lizard's nesting-depth step for it, or both.
+_COUNT_STEPS: Final[dict[str, Callable[[_Func], None]]] = {
+    "elif": _ccn_point,
+    "except": _ccn_point,
+    "finally": _ccn_point,
+    "and": _ccn_point,
+    "or": _ccn_point,
+    "if": _if_point,
+    "for": _loop_point,
+    "while": _loop_point,
+    "try": _rise,
+    "def": _rise,
+    "case": _rise,
+    "catch": _rise,
+    "foreach": _rise,
+    "else": _after_else,
+    "{": _open_brace,
+    ";": _semicolon,
+    "}": _close_brace,
+}
+
+
+def _innermost(stack: list[_Func | None], glob: _Func) -> _Func:
+    """The innermost function still open on ``stack``; ``glob`` when there is none."""
+    return next((level for level in reversed(stack) if level is not None), glob)
+
+
+def _line_spaces(tok: tokenize.TokenInfo, carry: tuple[bool, int, int, int] | None) -> int | None:
+    """Where lizard takes a line's indentation to be: its leading blanks, or after a
+    line ended inside an f-string's last field, that field's blanks (None when the
+    f-string's line did not end in a field)."""
+    start = tok[2]
+    if carry is None:
+        return _spaces(tok[4][: start[1]])
+    if not carry[0]:
+        return None
+    gap = start[1] - carry[3] if start[0] == carry[2] else 0
+    return carry[1] + max(gap, 0)
+
+
+def _kept_lines(text: str, last: str) -> int:
+    """The NLOC a string token adds: the lines it spans, or, for a triple-quoted string
+    lizard takes for a comment (no operand comes before it), one less than none."""
+    if _is_triple(text) and last not in _OPERAND_BEFORE:
+        return -1
+    return text.count("\n")
+
+
+def _remembered_string(s: str) -> str:
+    """What lizard remembers of a string as the previous token: its quoted part, or the
+    last piece of an f-string with fields."""
+    prefix, quoted = _split_prefix(s)
+    if prefix.lower() in _F_PREFIXES:
+        pieces = _fstring_pieces(quoted)
+        if pieces is not None:
+            return _last_piece(pieces)
+    return quoted
+
+
+class _FieldLine:
+    """Where lizard's line reading is inside an f-string's replacement fields."""
+
+    __slots__ = ("leading", "newline", "spaces")
+
+    def __init__(self) -> None:
+        self.newline = False  # lizard's line counter saw a newline (inside a field)
+        self.leading = False  # lizard still reads a line's leading blanks
+        self.spaces = 0
+
+    def blank(self, text: str) -> bool:
+        """Whether ``text`` is a newline, blanks or a comment (read here; no code)."""
+        if text == "\n":
+            self.newline = self.leading = True
+            self.spaces = 0
+            return True
+        if text.isspace():
+            if self.leading:
+                self.spaces += _spaces(text)
+            return True
+        if text[0] == "#":
+            self.leading = False
+            return True
+        return False
 
 
 class _Emulator:
@@ -417,6 +547,10 @@ class _Emulator:
         self.text = text
         self.tokens = tokens
         self.glob = _Func()
+        # Indentation is tracked in the global code and in a body whose header ended
+        # with ")": as if the global pseudo-function's header had (no header of valid
+        # code is read while it is current, so nothing undoes this).
+        self.glob.rparen = True
         self.cur = self.glob
         self.pending: _Func | None = None  # a function whose body level is not pushed yet
         self.stack: list[_Func | None] = []  # nesting levels: a function or a bare level
@@ -439,8 +573,8 @@ class _Emulator:
         # Only a row whose text ends with a backslash can be joined to the next one,
         # so rows are compared token by token only while on such a row.
         self.joinable = self._backslash_rows()
-        self.check = False  # on such a row now
         self.tabs = "\t" in text
+        self.check = False  # on such a row now
 
     # ----------------------------------------------------------------- driving
 
@@ -466,24 +600,39 @@ class _Emulator:
         tok = tokens[i]
         if self.line_start:
             self._code_starts_line(tok)
-        elif self.check and tok[2][0] != self.prev_row:
-            self._joined_row(tok[2][0])
-        s = tok[1]
+        elif self.check:
+            self._maybe_joined(tok[2][0])
         state = self.state
-        if s in _INTERESTING:
-            if state or s == "def" or s == "case" or tokens[i - 1][0] == _NUMBER:
-                self._token(i, tok)
-            else:
-                cur = self.cur
-                if s in _CCN_WORDS:
-                    cur.ccn += 1
-                if s in _ND_TOKENS:
-                    _depth(cur, s)
-        elif state == _FIRST:  # the body's first token: the header is over
+        if tok[1] in _INTERESTING:
+            self._interesting(i, tok, state)
+        elif state in _HEADER_OVER:  # outside a header, or the body's first token
             self.state = _GLOBAL
-        elif state:
+            return self._past_plain(i + 1)
+        else:
             return i + self._read_run(tokens, i)
         return i + 1
+
+    def _past_plain(self, j: int) -> int:
+        """Index of the first token from ``j`` on that may count for something, outside
+        a def header: names, numbers and operators that are no keyword count for
+        nothing there, unless the row ends in a backslash (only a line end starts a
+        line, so none of them does)."""
+        if self.check:
+            return j
+        tokens = self.tokens
+        for k in range(j, len(tokens)):
+            t = tokens[k]
+            if t[0] not in _CODE_TYPES or t[1] in _INTERESTING:
+                return k
+        return len(tokens)
+
+    def _interesting(self, i: int, tok: tokenize.TokenInfo, state: int) -> None:
+        """A keyword, brace or semicolon: counted here, unless it needs the full step."""
+        s = tok[1]
+        if state or s == "def" or s == "case" or self.tokens[i - 1][0] == _NUMBER:
+            self._token(i, tok)
+        else:
+            _COUNT_STEPS[s](self.cur)
 
     def _code_starts_line(self, tok: tokenize.TokenInfo) -> None:
         """Code at the start of a physical line: indentation levels, then the line's NLOC.
@@ -492,28 +641,24 @@ class _Emulator:
         only a backslash before ``tok`` and a line ended inside an f-string.
         """
         self.line_start = False
-        start = tok[2]
-        row = start[0]
+        row = tok[2][0]
         if self.carry is not None or row - self.end_row > 1:
             self._odd_line_start(tok, self.end_row, self.carry)
             self.carry = None
         else:
-            cur = self.cur
-            if cur is self.glob or cur.rparen:
-                col = start[1]
-                spaces = col + 7 * tok[4].count("\t", 0, col) if self.tabs and col else col
-                indents = self.indents
-                top = indents[-1]
-                if spaces > top:
-                    indents.append(spaces)
-                    self.stack.append(self.pending)
-                    self.pending = None
-                elif spaces < top and tok[1] != ")":
-                    self._set_nesting(spaces, False)
-                    cur = self.cur
-            cur.nloc += 1
+            if self.cur.rparen:
+                col = tok[2][1]
+                spaces = col + 7 * tok[4].count("\t", 0, col) if self.tabs else col
+                if spaces != self.indents[-1]:
+                    self._set_nesting(spaces, tok[1] == ")")
+            self.cur.nloc += 1
         self.prev_row = row
         self.check = row in self.joinable
+
+    def _maybe_joined(self, row: int) -> None:
+        """On a row ending in a backslash: a token on a later row is on a joined one."""
+        if row != self.prev_row:
+            self._joined_row(row)
 
     def _joined_row(self, row: int) -> None:
         """A token on a later row than the one before it, the rows joined by backslashes."""
@@ -540,44 +685,64 @@ class _Emulator:
 
     def _string_token(self, i: int) -> int:
         """A string, or the start of a (3.12+) f-string or t-string and the tokens up to its end."""
-        tokens = self.tokens
-        tok = tokens[i]
+        tok = self.tokens[i]
+        if self.line_start or self.check:
+            self._string_line(tok)
+        if tok[0] != _STRING:
+            return self._split_string(i)
+        self.prev_row = row = tok[3][0]
+        self.check = row in self.joinable
+        if self._taken_alone(tok[1]):
+            return i + 1
+        return self._whole_string(i, i, tok[1])
+
+    def _string_line(self, tok: tokenize.TokenInfo) -> None:
+        """A string that starts a physical line, or that follows a row ending in a backslash."""
         if self.line_start:
             self.line_start = False
             self._odd_line_start(tok, self.end_row, self.carry)
             self.carry = None
-        elif self.check and tok[2][0] != self.prev_row:
+        elif tok[2][0] != self.prev_row:
             self._backslashes(tok[2][0] - self.prev_row)
-        if tok[0] == _STRING:
-            s = tok[1]
-            self.prev_row = tok[3][0]
-            self.check = self.prev_row in self.joinable
-            c = s[0]
-            if self.state == _FIRST and (c == '"' or c == "'") and s.startswith(_TRIPLES):
-                # A docstring: its lines count, then all of them and one more are
-                # taken back (lizard's first-line rule), so NLOC - 1.
-                self.cur.nloc -= 1
-                self.state = _GLOBAL
-                return i + 1
-            head = s[:5]  # a prefix has at most 2 letters
-            if "\n" not in s and _TRIPLES[0] not in head and _TRIPLES[1] not in head:
-                if c == '"' or c == "'":
-                    # A plain one-line string only matters inside a def header.
-                    if self.state:
-                        self._read(s, False)
-                    return i + 1
-                if not self.state and (c == "f" or c == "F") and not _BUSY_FSTRING.search(s):
-                    return i + 1  # an f-string whose fields hold nothing lizard counts
-            end = i
-        else:
-            end = self._string_end(i)
-            s = self._slice(tok[2], tokens[end][3])
-            self.prev_row = tokens[end][3][0]
-            self.check = self.prev_row in self.joinable
+
+    def _taken_alone(self, s: str) -> bool:
+        """Whether a string token needs no more than this: a docstring, or a one-line
+        string that holds nothing lizard counts."""
+        if self.state == _FIRST and s.startswith(_TRIPLES):
+            # A docstring: its lines count, then all of them and one more are
+            # taken back (lizard's first-line rule), so NLOC - 1.
+            self.cur.nloc -= 1
+            self.state = _GLOBAL
+            return True
+        head = s[:5]  # a prefix has at most 2 letters
+        one_line = "\n" not in s and _TRIPLES[0] not in head and _TRIPLES[1] not in head
+        return one_line and self._plain_one_line(s)
+
+    def _plain_one_line(self, s: str) -> bool:
+        """A one-line string: a plain one only matters inside a def header; an f-string
+        whose fields hold nothing lizard counts, only there too."""
+        c = s[0]
+        if c in _QUOTES:
+            if self.state:
+                self._read(s, False)
+            return True
+        return not self.state and c in "fF" and not _BUSY_FSTRING.search(s)
+
+    def _split_string(self, i: int) -> int:
+        """A (3.12+) f-string or t-string, read whole from its start token to its end."""
+        tokens = self.tokens
+        end = self._string_end(i)
+        s = self._slice(tokens[i][2], tokens[end][3])
+        self.prev_row = row = tokens[end][3][0]
+        self.check = row in self.joinable
+        return self._whole_string(i, end, s)
+
+    def _whole_string(self, i: int, end: int, s: str) -> int:
+        """A string read as lizard reads it; a line it leaves open is carried on."""
         left = self._string(i, s)
         if left is not None:
             self.line_start = True
-            end_pos = tokens[end][3]
+            end_pos = self.tokens[end][3]
             self.carry = (left[0], left[1], end_pos[0], end_pos[1])
         return end + 1
 
@@ -612,19 +777,13 @@ class _Emulator:
         The plain case is :meth:`_code_starts_line`'s; this also covers strings, rows
         holding only a backslash before ``tok`` and a line ended inside an f-string.
         """
-        start = tok[2]
-        if carry is None and start[0] - end_row > 1:
-            self._backslash_lines(end_row + 1, start[0])
+        if carry is None and tok[2][0] - end_row > 1:
+            self._backslash_lines(end_row + 1, tok[2][0])
             return
-        cur = self.cur
-        if cur is self.glob or cur.rparen:
-            if carry is None:
-                col = start[1]
-                self._set_nesting(_spaces(tok[4][:col]) if col else 0, tok[1] == ")")
-            elif carry[0]:
-                # A newline inside the f-string's last replacement field ended the line.
-                gap = start[1] - carry[3] if start[0] == carry[2] else 0
-                self._set_nesting(carry[1] + max(gap, 0), tok[1] == ")")
+        if self.cur.rparen:
+            spaces = _line_spaces(tok, carry)
+            if spaces is not None:
+                self._set_nesting(spaces, tok[1] == ")")
         self.cur.nloc += 1
 
     def _set_nesting(self, spaces: int, rparen: bool) -> None:
@@ -638,12 +797,7 @@ class _Emulator:
                 if stack.pop() is not None:
                     # lizard ends the *current* function, then resumes the innermost open one.
                     self.reported.append(self.cur)
-                    cur = self.glob
-                    for level in reversed(stack):
-                        if level is not None:
-                            cur = level
-                            break
-                    self.cur = cur
+                    self.cur = _innermost(stack, self.glob)
         if indents[-1] < spaces:
             indents.append(spaces)
             stack.append(self.pending)
@@ -656,8 +810,7 @@ class _Emulator:
         there, that line counts twice (the joined line too), and the token on ``row``
         does not start a line.
         """
-        cur = self.cur
-        if cur is self.glob or cur.rparen:
+        if self.cur.rparen:
             line = self._slice((first, 0), (first + 1, 0))
             blank = line[: len(line) - len(line.lstrip())]
             self._set_nesting(_spaces(blank), False)
@@ -673,93 +826,101 @@ class _Emulator:
 
     # ------------------------------------------------------------------ tokens
 
-    def _token(self, i: int, tok: tokenize.TokenInfo) -> int:
+    def _token(self, i: int, tok: tokenize.TokenInfo) -> None:
         """A keyword, brace or semicolon: CCN, nesting depth, def header."""
         s = tok[1]
         if tok[0] == _NAME:
-            if i:
-                prev = self.tokens[i - 1]
-                if prev[0] == _NUMBER and prev[3] == tok[2] and _WORD_END.search(prev[1]):
-                    # ``1if``: lizard reads one word, no keyword.
-                    if self.state:
-                        self._read(s, False)
-                    return self.state
-                if s == "def":
-                    start = prev[2] if prev[0] == _NAME and prev[1] == "async" else tok[2]
-                    self.def_key = start
-                    self.keys.append(start)
-                elif s == "case" and self._case_is_keyword(i):
-                    self.cur.ccn += 1
-            elif s == "def":
-                self.def_key = tok[2]
-                self.keys.append(tok[2])
-        cur = self.cur
-        if s in _CCN_WORDS:
-            cur.ccn += 1
-        if s in _ND_TOKENS:
-            _depth(cur, s)
+            if self._glued(i, tok):
+                return
+            self._name_token(i, tok)
+        _count(self.cur, s)
         if s == "def" and self.state in _HEADER_OVER:
             self.state = _NAME_NEXT
         elif self.state:
             self._read(s, False)
-        return self.state
+
+    def _glued(self, i: int, tok: tokenize.TokenInfo) -> bool:
+        """``1if``: lizard reads a number and the name right after it as one word, no keyword."""
+        prev = self.tokens[i - 1]
+        glued = i > 0 and prev[0] == _NUMBER and prev[3] == tok[2] and _WORD_END.search(prev[1])
+        if glued and self.state:
+            self._read(tok[1], False)
+        return bool(glued)
+
+    def _name_token(self, i: int, tok: tokenize.TokenInfo) -> None:
+        """A ``def`` (where its function starts), or a ``case`` that is a keyword."""
+        s = tok[1]
+        if s == "def":
+            self._def_at(i, tok)
+        elif s == "case" and i and self._case_is_keyword(i):
+            self.cur.ccn += 1
+
+    def _def_at(self, i: int, tok: tokenize.TokenInfo) -> None:
+        """A ``def``: its function's key is where it starts (at ``async`` if any)."""
+        prev = self.tokens[i - 1]
+        start = prev[2] if i and prev[0] == _NAME and prev[1] == "async" else tok[2]
+        self.def_key = start
+        self.keys.append(start)
 
     def _feed(self, s: str, field: bool) -> None:
         """One lizard token after line bookkeeping: CCN, nesting depth, def header."""
-        cur = self.cur
-        if s in _CCN_WORDS:
-            cur.ccn += 1
-        if s in _ND_TOKENS:
-            _depth(cur, s)
+        _count(self.cur, s)
         if self.state or s == "def":
             self._read(s, field)
 
     def _case_is_keyword(self, i: int) -> bool:
         """lizard's soft-keyword test for ``case`` (its CCN point), with its read-ahead."""
-        tokens = self.tokens
         if i <= self.case_end:
             return self.case_keyword  # read ahead with an earlier ``case``: its verdict
-        j = i - 1
-        while j >= 0 and tokens[j][0] in (_INDENT, _DEDENT):
-            j -= 1
-        if j >= 0 and (tokens[j][0] not in _LINE_ENDS or j <= self.case_end):
+        if not self._case_starts_line(i):
             self.case_keyword = False
             return False
+        self.case_end, self.case_keyword = self._case_verdict(i)
+        return self.case_keyword
+
+    def _case_starts_line(self, i: int) -> bool:
+        """Whether the ``case`` at ``i`` starts a line lizard has not read ahead into."""
+        tokens = self.tokens
+        j = i - 1
+        while j >= 0 and tokens[j][0] in _INDENTS:
+            j -= 1
+        return j < 0 or (tokens[j][0] in _LINE_ENDS and j > self.case_end)
+
+    def _case_verdict(self, i: int) -> tuple[int, bool]:
+        """Whether the ``case`` at ``i`` is a keyword, by what follows it, and the index
+        of the last token read ahead to tell."""
+        tokens = self.tokens
         n = len(tokens)
         j = i + 1
-        while j < n and tokens[j][0] in (_NL, _NEWLINE, _INDENT, _DEDENT):
+        while j < n and tokens[j][0] in _AFTER_CASE_SKIPPED:
             j += 1
-        keyword = True
-        if j < n and tokens[j][0] != _ENDMARKER:
-            head = self._first_lizard_token(tokens[j])
-            if head in _CASE_NAME_NEXT:
-                keyword = False
-            elif head in ("(", "["):
-                keyword = False
-                depth = 1
-                j += 1
-                while j < n:
-                    typ, s = tokens[j][0], tokens[j][1]
-                    if typ == _OP:
-                        if s in _OPENERS:
-                            depth += 1
-                        elif s in _CLOSERS:
-                            depth -= 1
-                        elif s == ":" and depth == 0:
-                            keyword = True
-                            break
-                    elif typ in _LINE_ENDS and depth == 0:
-                        break
-                    j += 1
-        self.case_end = j
-        self.case_keyword = keyword
-        return keyword
+        if j >= n or tokens[j][0] == _ENDMARKER:
+            return j, True
+        head = self._first_lizard_token(tokens[j])
+        if head in ("(", "["):
+            return self._colon_after_brackets(j + 1)
+        return j, head not in _CASE_NAME_NEXT
+
+    def _colon_after_brackets(self, j: int) -> tuple[int, bool]:
+        """After ``case (`` or ``case [``: whether a ``:`` follows the closing bracket on
+        the same logical line, and the index where the look stopped."""
+        tokens = self.tokens
+        n = len(tokens)
+        depth = 1
+        while j < n:
+            typ, s = tokens[j][0], tokens[j][1]
+            mark = s if typ == _OP else typ  # an operator by its text, others by kind
+            if depth == 0 and mark in _CASE_STOPS:
+                return j, mark == ":"
+            depth += _BRACKET_STEPS.get(mark, 0)
+            j += 1
+        return j, False
 
     @staticmethod
     def _first_lizard_token(tok: tokenize.TokenInfo) -> str:
         typ, s = tok[0], tok[1]
         if typ == _OP:
-            return _OP_SPLIT[s][0] if s in _OP_SPLIT else s
+            return _OP_FIRST.get(s, s)
         if typ == _STRING or typ in _STRING_STARTS:
             prefix, rest = _split_prefix(s)
             return prefix or rest
@@ -793,126 +954,127 @@ class _Emulator:
         """A string token (line start already counted). Returns f-string line carry."""
         prefix, quoted = _split_prefix(text)
         if prefix:
-            last = prefix
-            if self.state:
-                self._read(prefix, False)
-            if prefix.lower() in _F_PREFIXES and "{" in quoted:
-                pieces = _fstring_pieces(quoted)
-                if pieces is not None:
-                    return self._pieces(pieces, prefix)
-        else:
-            last = self._previous(i)
-        cur = self.cur
-        lines = quoted.count("\n")
-        cur.nloc += lines
-        if _is_triple(quoted) and last not in _OPERAND_BEFORE:
-            cur.nloc -= lines + 1
+            pieces = self._prefixed(prefix, quoted)
+            if pieces is not None:
+                return self._pieces(pieces, prefix)
+        self.cur.nloc += self._string_lines(i, quoted, prefix)
         if self.state == _FIRST:  # a docstring (its NLOC is handled above)
             self.state = _GLOBAL
         elif self.state:
             self._read(quoted, False)
         return None
 
+    def _string_lines(self, i: int, quoted: str, prefix: str) -> int:
+        """:func:`_kept_lines` of string token ``i``, after its prefix or else the token
+        before it (looked for only when the string is triple-quoted: only then does it
+        matter)."""
+        if _is_triple(quoted) and (prefix or self._previous(i)) not in _OPERAND_BEFORE:
+            return -1
+        return quoted.count("\n")
+
+    def _prefixed(self, prefix: str, quoted: str) -> list[Piece] | None:
+        """The prefix is a token of its own; an f-string with fields, its pieces."""
+        if self.state:
+            self._read(prefix, False)
+        if prefix.lower() in _F_PREFIXES and "{" in quoted:
+            return _fstring_pieces(quoted)
+        return None
+
     def _pieces(self, pieces: list[Piece], last: str) -> tuple[bool, int] | None:
         """The tokens of an expanded f-string, run through lizard's whole pipeline."""
-        newline = False  # lizard's line counter saw a newline (inside a field)
-        leading = False  # lizard still reads a line's leading blanks
-        spaces = 0
+        line = _FieldLine()
         for text, field in pieces:
-            if text == "\n":
-                newline = leading = True
-                spaces = 0
+            if line.blank(text):
                 continue
-            if text.isspace():
-                if leading:
-                    spaces += _spaces(text)
-                continue
-            if text[0] == "#":
-                leading = False
-                continue
-            if leading:
-                leading = False
-                cur = self.cur
-                if cur is self.glob or cur.rparen:
-                    self._set_nesting(spaces, text.startswith(")"))
-            lines = text.count("\n")
-            cur = self.cur
-            cur.nloc += lines + newline
-            newline = False
-            if _is_triple(text) and last not in _OPERAND_BEFORE:
-                cur.nloc -= lines + 1
+            if line.leading:
+                line.leading = False
+                self._field_indent(line.spaces, text)
+            self.cur.nloc += _kept_lines(text, last) + line.newline
+            line.newline = False
             self._feed(text, field)
             last = text
-        return (leading, spaces) if newline else None
+        return (line.leading, line.spaces) if line.newline else None
+
+    def _field_indent(self, spaces: int, text: str) -> None:
+        """The first code of a line inside a replacement field: its indentation."""
+        if self.cur.rparen:
+            self._set_nesting(spaces, text.startswith(")"))
 
     def _previous(self, i: int) -> str:
         """The token lizard saw last before token ``i`` (comments and newlines skipped)."""
+        j, crossed = self._before_blanks(i)
+        if j < 0:
+            return ""
+        if not crossed and self.tokens[j][3][0] < self.tokens[i][2][0]:
+            return _BACKSLASH
+        return self._remembered(j)
+
+    def _before_blanks(self, i: int) -> tuple[int, bool]:
+        """The last token before ``i`` that is not blank, and whether a line ends between."""
         tokens = self.tokens
-        row = tokens[i][2][0]
         j = i - 1
         crossed = False
         while j >= 0 and tokens[j][0] in _BLANK:
             crossed = crossed or tokens[j][0] in _LINE_ENDS
             j -= 1
-        if j < 0:
-            return ""
-        prev = tokens[j]
-        if not crossed and prev[3][0] < row:
-            return _BACKSLASH
+        return j, crossed
+
+    def _remembered(self, j: int) -> str:
+        """What lizard remembers of token ``j`` as the previous token."""
+        prev = self.tokens[j]
         typ, s = prev[0], prev[1]
         if typ == _OP:
-            return _OP_SPLIT[s][1] if s in _OP_SPLIT else s
+            return _OP_LAST.get(s, s)
         if typ in _STRING_ENDS:
-            k = j
-            depth = 0
-            while k > 0:
-                if tokens[k][0] in _STRING_ENDS:
-                    depth += 1
-                elif tokens[k][0] in _STRING_STARTS:
-                    depth -= 1
-                    if depth == 0:
-                        break
-                k -= 1
-            s = self._slice(tokens[k][2], prev[3])
-            typ = _STRING
+            return _remembered_string(self._slice(self.tokens[self._string_start(j)][2], prev[3]))
         if typ == _STRING:
-            prefix, quoted = _split_prefix(s)
-            if prefix.lower() in _F_PREFIXES:
-                pieces = _fstring_pieces(quoted)
-                if pieces is not None:
-                    return _last_piece(pieces)
-            return quoted
+            return _remembered_string(s)
         return s
+
+    def _string_start(self, j: int) -> int:
+        """Index of the token opening the (3.12+) f-string or t-string closed at ``j``."""
+        tokens = self.tokens
+        k = j
+        depth = 0
+        while k > 0:
+            typ = tokens[k][0]
+            if typ in _STRING_ENDS:
+                depth += 1
+            elif typ in _STRING_STARTS:
+                depth -= 1
+                if depth == 0:
+                    break
+            k -= 1
+        return k
 
     # -------------------------------------------------------------- def header
 
     def _read(self, s: str, field: bool) -> None:
         """One token for the reader (``field``: from an f-string replacement field)."""
-        self._read_run(((_NAME, s, (0, 0)),), 0, field)
+        steps = _HEADER_STEPS
+        while steps[self.state](self, s, field):
+            pass  # the step moved to a state that reads ``s`` again
 
-    def _read_run(self, tokens: Sequence[tuple[Any, ...]], i: int, field: bool = False) -> int:
+    def _read_run(self, tokens: Sequence[tuple[Any, ...]], i: int) -> int:
         """lizard's reader state machine, which only matters from ``def`` to the body.
 
         Reads ``tokens[i]``, then the plain tokens that follow it on the same row
         (names, numbers and operators that count for nothing but the def header),
-        until the header is over; returns how many tokens it read. Tokens from an
-        f-string replacement field (``field``) stick to the current parameter.
+        until the header is over; returns how many tokens it read.
         """
         row = tokens[i][2][0]
-        j = i
-        n = len(tokens)
-        s = tokens[i][1]
         steps = _HEADER_STEPS
-        while True:
+        j = i  # a plain token on ``row``, and the header is not over: the caller's word
+        # The ENDMARKER that ends every token list is no plain token: j stays in range.
+        while (
+            self.state not in _HEADER_OVER
+            and (t := tokens[j])[0] in _CODE_TYPES
+            and t[2][0] == row
+            and t[1] not in _INTERESTING
+        ):
+            while steps[self.state](self, t[1], False):
+                pass  # the step moved to a state that reads the token again
             j += 1
-            while steps[self.state](self, s, field):
-                pass  # the step moved to a state that reads ``s`` again
-            if self.state in _HEADER_OVER or j >= n:
-                break
-            t = tokens[j]
-            s = t[1]
-            if t[0] not in _CODE_TYPES or t[2][0] != row or s in _INTERESTING:
-                break
         return j - i
 
     # Each step of the header reader takes one token in the state it is named for;
@@ -951,59 +1113,74 @@ class _Emulator:
 
     def _in_params(self, s: str, field: bool) -> bool:
         """The parameter list: lizard's add_parameter, a top-level comma starting a new part."""
-        cur = self.cur
-        parts = cur.parts
         if field:
-            cur.rparen = s[-1] == ")"
-            if parts:
-                parts[-1].append(s)
-        elif s == ")":
-            cur.rparen = True
-            self.state = _COLON
-        elif s == "[":
-            cur.rparen = False
-            self.brackets = 1
-            self.state = _ANNOTATION
-        elif s == "(" or s == "{" or s == "lambda":
-            self.brackets = 0
-            self.lambdas = 0
-            self.state = _DEFAULT
-            return True
+            self._stick(s)
+            return False
+        mark = _PARAMETER_MARKS.get(s)
+        if mark is not None:
+            return mark(self)
+        self.cur.rparen = s[-1] == ")"
+        parts = self.cur.parts
+        if not parts:
+            parts.append([s])
+        elif s == ",":
+            parts.append([])
         else:
-            cur.rparen = s[-1] == ")"
-            if not parts:
-                parts.append([s])
-            elif s == ",":
-                parts.append([])
-            else:
-                parts[-1].append(s)
+            parts[-1].append(s)
         return False
+
+    def _stick(self, s: str) -> None:
+        """A token of a replacement field: it sticks to the current parameter, if any."""
+        cur = self.cur
+        cur.rparen = s[-1] == ")"
+        if cur.parts:
+            cur.parts[-1].append(s)
+
+    def _close_params(self) -> bool:
+        self.cur.rparen = True
+        self.state = _COLON
+        return False
+
+    def _open_annotation(self) -> bool:
+        self.cur.rparen = False
+        self.brackets = 1
+        self.state = _ANNOTATION
+        return False
+
+    def _open_default(self) -> bool:
+        self.brackets = 0
+        self.lambdas = 0
+        self.state = _DEFAULT
+        return True
 
     def _in_default(self, s: str, field: bool) -> bool:
         """A default value in brackets, or a lambda: commas inside it do not split parameters."""
-        cur = self.cur
-        parts = cur.parts
-        cur.rparen = s[-1] == ")"
-        if field or s == ",":
-            if parts:
-                parts[-1].append(s)
-            if field:
-                return False
-        elif not parts:
-            parts.append([s])
-        else:
-            parts[-1].append(s)
-        if s in _OPENERS:
-            self.brackets += 1
-        elif s in _CLOSERS:
-            self.brackets -= 1
-        elif s == "lambda" and self.brackets == 0:
-            self.lambdas += 1
-        elif s == ":" and self.brackets == 0 and self.lambdas:
-            self.lambdas -= 1
+        if field:
+            self._stick(s)
+            return False
+        self._default_token(s)
+        self._default_depth(s)
         if self.brackets < 0 or (self.brackets == 0 and self.lambdas == 0):
             self.state = _PARAMS
         return False
+
+    def _default_token(self, s: str) -> None:
+        """A token of a default value sticks to the current parameter (a comma too)."""
+        cur = self.cur
+        cur.rparen = s[-1] == ")"
+        if cur.parts:
+            cur.parts[-1].append(s)
+        elif s != ",":
+            cur.parts.append([s])
+
+    def _default_depth(self, s: str) -> None:
+        """Brackets open in the default value, and lambdas whose ``:`` is still to come."""
+        self.brackets += _BRACKET_STEPS.get(s, 0)
+        if self.brackets == 0:
+            if s == "lambda":
+                self.lambdas += 1
+            elif s == ":" and self.lambdas:
+                self.lambdas -= 1
 
     def _in_annotation(self, s: str, field: bool) -> bool:
         """``[...]`` inside the parameter list."""
@@ -1039,6 +1216,14 @@ _STEPS: Final[dict[int, Callable[[_Emulator, int], int]]] = {
     _STRING: _Emulator._string_token,
     _FSTART: _Emulator._string_token,
     _TSTART: _Emulator._string_token,
+}
+#: What opens or closes a part of the parameter list (any other token: part of a parameter).
+_PARAMETER_MARKS: Final[dict[str, Callable[[_Emulator], bool]]] = {
+    ")": _Emulator._close_params,
+    "[": _Emulator._open_annotation,
+    "(": _Emulator._open_default,
+    "{": _Emulator._open_default,
+    "lambda": _Emulator._open_default,
 }
 #: The def-header reader's step for each of its states, indexed by state.
 _HEADER_STEPS: Final[tuple[Callable[[_Emulator, str, bool], bool], ...]] = (

@@ -73,6 +73,9 @@ _NEWLINE = tokenize.NEWLINE
 #: Tokens that never count as content of a group.
 _LAYOUT = frozenset({tokenize.INDENT, tokenize.DEDENT, _NL, _NEWLINE, tokenize.ENDMARKER})
 _DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+_COMMENT_OR_STRING = frozenset({_COMMENT, _STRING})
+#: The operators that matter to a part's logical lines.
+_PART_MARKS = frozenset({":", ";"})
 #: A group's only significant token: (type, start row, end row); None if not one.
 _Sole = tuple[int, int, int] | None
 
@@ -137,56 +140,76 @@ def raw_counts(module: ParsedModule) -> RawCounts:
     tokens = module.tokens
     if not tokens:
         return RawCounts(0, 0, 0, 0, 0, 0, 0)
-    filled, pieces = _line_shapes(module.text)
+    return _counted(module.text, tokens)
+
+
+def _counted(text: str, tokens: list[tokenize.TokenInfo]) -> RawCounts:
+    """:func:`raw_counts` of a text its tokens cover."""
+    filled, pieces = _line_shapes(text)
     totals = _Totals(filled, pieces)
     # The hot loop: one pass, local variables only. Per group: ``significant``
-    # counts its significant tokens, ``sole`` is the first of them; per ';' part:
-    # ``size`` counts content tokens (no comments), ``colon`` is the index among
-    # them of the last ':' (-1: none).
+    # counts its significant tokens, ``last`` is the latest of them (the group's
+    # only one, when it has one); per ';' part: ``size`` counts content tokens (no
+    # comments), ``colon`` is the index among them of the last ':' (-1: none).
     depth = significant = size = 0
     colon = -1
-    sole: _Sole = None
+    last: tokenize.TokenInfo | None = None
     lloc = comments = 0
-    rows = len(filled)
-    for kind, text, start, end, _ in tokens:
+    for tok in tokens:
+        kind = tok[0]
         if kind in _LAYOUT:
-            if kind == _NEWLINE:
-                row = start[0]
-                if row < rows and not filled[row]:
-                    # A backslash continuation ended by a blank line. Radon's
-                    # stripped, joined buffer then ends in a bare continuation and
-                    # fails to tokenize, so its group runs on through the next
-                    # line's group.
-                    continue
-            elif kind != _NL or depth > 0:
-                continue
-            lloc += _part_lloc(size, colon, final=True)
-            totals.end_group(start[0], sole if significant == 1 else None)
-            depth = significant = size = 0
-            colon = -1
-            sole = None
-            continue
-        if significant == 0:
-            sole = (kind, start[0], end[0])
-        significant += 1
-        if kind == _COMMENT:
-            comments += 1
-            continue
-        if kind == _OP:
-            if text == ";":
-                lloc += _part_lloc(size, colon, final=False)
-                size = 0
+            if _ends_group(kind, tok[2][0], depth, filled):
+                lloc += _end_group(totals, tok[2][0], size, colon, last, significant)
+                depth = significant = size = 0
                 colon = -1
+            continue
+        last = tok
+        significant += 1
+        is_comment = kind == _COMMENT
+        comments += is_comment
+        if kind == _OP:
+            text = tok[1]
+            depth += _DEPTH.get(text, 0)
+            if text in _PART_MARKS:
+                added, size, colon = _part_mark(text, size, colon)
+                lloc += added
                 continue
-            if text == ":":
-                colon = size
-            else:
-                depth += _DEPTH.get(text, 0)
-        size += 1
+        size += not is_comment
     # Rows after the last group end (not produced by the tokenizer, kept for safety).
-    lloc += _part_lloc(size, colon, final=True)
-    totals.end_group(rows - 1, sole if significant == 1 else None)
+    lloc += _end_group(totals, len(filled) - 1, size, colon, last, significant)
     return totals.result(lloc, comments)
+
+
+def _ends_group(kind: int, row: int, depth: int, filled: list[int]) -> bool:
+    """Whether a layout token ends a group: a NEWLINE, or an NL outside brackets."""
+    if kind == _NEWLINE:
+        # Not a NEWLINE on a blank row: a backslash continuation ended by a blank
+        # line. Radon's stripped, joined buffer then ends in a bare continuation and
+        # fails to tokenize, so its group runs on through the next line's group.
+        return row >= len(filled) or filled[row] != 0
+    return kind == _NL and depth == 0
+
+
+def _end_group(
+    totals: _Totals,
+    row: int,
+    size: int,
+    colon: int,
+    last: tokenize.TokenInfo | None,
+    significant: int,
+) -> int:
+    """Count the group's rows up to ``row``; the logical lines of its final part."""
+    sole = (last[0], last[2][0], last[3][0]) if significant == 1 and last is not None else None
+    totals.end_group(row, sole)
+    return _part_lloc(size, colon, final=True)
+
+
+def _part_mark(text: str, size: int, colon: int) -> tuple[int, int, int]:
+    """A ':' (it is content, and now the last colon) or a ';' (it ends a part, whose
+    logical lines it adds): (logical lines added, size and colon after it)."""
+    if text == ":":
+        return 0, size + 1, size
+    return _part_lloc(size, colon, final=False), 0, -1
 
 
 def _part_lloc(size: int, colon: int, *, final: bool) -> int:
@@ -213,9 +236,19 @@ def _line_shapes(text: str) -> tuple[list[int], list[int]]:
     if rows[-1] == "":
         rows.pop()  # the text ends with a terminator: no further line
     if _EXTRA_BREAKS.search(text) is None:
-        filled = [0]
-        filled.extend(1 if row.strip() else 0 for row in rows)
-        return filled, [0] + [1] * len(rows)
+        return _plain_shapes(rows)
+    return _broken_shapes(rows)
+
+
+def _plain_shapes(rows: list[str]) -> tuple[list[int], list[int]]:
+    """:func:`_line_shapes` when each row is one piece."""
+    filled = [0]
+    filled.extend(1 if row.strip() else 0 for row in rows)
+    return filled, [0] + [1] * len(rows)
+
+
+def _broken_shapes(rows: list[str]) -> tuple[list[int], list[int]]:
+    """:func:`_line_shapes` when line-breaking characters split some rows."""
     filled = [0]
     pieces = [0]
     last = len(rows) - 1
@@ -251,13 +284,14 @@ class _Totals:
             filled = sum(self.filled[first_row : last_row + 1])
             empty = sum(self.pieces[first_row : last_row + 1]) - filled
         self.blank += empty
-        if sole is None:
+        self._count_filled(filled, sole)
+
+    def _count_filled(self, filled: int, sole: _Sole) -> None:
+        """A group of only a comment, or a one-line string, is one single comment; of
+        only a multi-line string, multi-line string rows; any other, source rows."""
+        if sole is None or sole[0] not in _COMMENT_OR_STRING:
             self.sloc += filled
-        elif sole[0] == _COMMENT:
-            self.single_comments += 1
-        elif sole[0] != _STRING:
-            self.sloc += filled
-        elif sole[1] == sole[2]:
+        elif sole[0] == _COMMENT or sole[1] == sole[2]:
             self.single_comments += 1
         else:
             self.multi += filled
