@@ -6,6 +6,7 @@
 ``gz complexity guide --stdin-path NAME``  the same for the text on stdin, reported as NAME
 ``gz complexity measure PATH...``  print every metric value, in or out of any band
 ``gz complexity check PATH...``    the gate: list every value at or past warn (or block)
+``gz complexity fix PATH...``      make the verified fixes of the hints (``--diff``: show them)
 ``gz complexity logs FILE...``     summarize server log files (``--json`` for JSON)
 
 The gate, for CI and pre-commit: ``gz complexity check`` lists each value at or past
@@ -142,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     measure.add_argument("--json", action="store_true", help="print one JSON array of values")
 
     _add_check(commands)
+    _add_fix(commands)
 
     logs = commands.add_parser(
         "logs",
@@ -209,6 +211,45 @@ def _add_check(commands: Any) -> None:
             "--since reads (default: cwd)"
         ),
     )
+
+
+def _add_fix(commands: Any) -> None:
+    fix = commands.add_parser(
+        "fix",
+        help="make the verified fixes of the hints in place (--diff: print them instead)",
+        description=(
+            "Make the fixes of the hints of each PATH that are verified (the edited code "
+            "measured again gives what the move promised, and nothing else changes), "
+            "until none is left. Safe fixes only, unless --unsafe-fixes."
+        ),
+    )
+    fix.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to fix")
+    fix.add_argument(
+        "--diff",
+        action="store_true",
+        help="print a unified diff and write nothing; exit 1 when there is a change",
+    )
+    fix.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also make fixes that may change behaviour for some inputs",
+    )
+    fix.add_argument(
+        "--select",
+        type=_metric_names,
+        default=None,
+        metavar="METRIC,...",
+        help="only the hints of these metrics (default: every metric)",
+    )
+    fix.add_argument(
+        "--root", default=None, metavar="DIR", help="workspace root: whose threshold table applies"
+    )
+
+
+def run_fix(args: argparse.Namespace) -> int:
+    from gzguide.fixing import run_fix as fix
+
+    return fix(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -524,6 +565,7 @@ def format_table(hints: Sequence[Any]) -> str:
 _COMMANDS: dict[tuple[str, str], _Command] = {
     ("complexity", "guide"): run_guide,
     ("complexity", "measure"): run_measure,
+    ("complexity", "fix"): run_fix,
     ("complexity", "check"): run_check,
     ("complexity", "logs"): run_logs,
 }

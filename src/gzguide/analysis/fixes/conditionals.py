@@ -1,0 +1,96 @@
+"""Fixes of conditional moves: ``else: if`` as ``elif``, and an ``if`` holding only an
+``if`` as one test.
+
+Both are safe: each test is evaluated as often and in the same order as before
+(``if a: if b:`` and ``if a and b:`` both ask ``a``'s truth once, then ``b``'s only
+when ``a`` holds), and the same statements run.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+from typing import Final
+
+from gzguide.analysis.facts.walk import FunctionView
+from gzguide.analysis.fixes.edits import Edit, Fix, Source
+from gzguide.analysis.fixes.registry import fixer, one_line, operand, statement_at
+from gzguide.analysis.moves.base import Move
+from gzguide.analysis.moves.kinds import Kind
+
+_ELSE_LINE: Final = re.compile(r"[ \t]*else[ \t]*:[ \t]*")
+#: What may follow a test on its header line: closing parentheses, the colon, and
+#: (group 1) the rest of the line.
+_AFTER_TEST: Final = re.compile(r"[ \t)]*:(.*)")
+#: Operands that need parentheses under ``and`` (an ``or`` never gets here).
+_UNDER_AND: Final = (ast.NamedExpr, ast.IfExp, ast.Lambda, ast.Tuple)
+
+
+def _step_in(source: Source, outer_line: int, inner_line: int) -> tuple[str, str] | None:
+    """The indentation of ``outer_line`` and what ``inner_line`` adds to it, when it
+    adds some: the indentation a block loses when it moves out a level."""
+    keep, inner = source.indent(outer_line), source.indent(inner_line)
+    if not inner.startswith(keep) or inner == keep:
+        return None
+    return keep, inner[len(keep) :]
+
+
+def _moved_out(source: Source, inner: ast.If, first: int, header: Edit) -> Fix | None:
+    """``header`` and the lines of ``inner`` from ``first`` on, a level out."""
+    levels = _step_in(source, header.start[0], inner.lineno)
+    if levels is None:
+        return None
+    body = source.dedent(first, inner.end_lineno or inner.lineno, *levels)
+    return Fix("", "", (header, *body), safe=True)
+
+
+@fixer(Kind.ELSE_IF)
+def else_if(move: Move, view: FunctionView, source: Source) -> Fix | None:
+    found = statement_at(view, move.span[0], ast.If)
+    if found is None:
+        return None
+    match found[1].orelse:
+        case [ast.If() as inner] if _ELSE_LINE.fullmatch(source.line(inner.lineno - 1)):
+            keep = source.indent(inner.lineno - 1)
+            keyword = (inner.lineno, source.start(inner)[1] + 2)
+            header = Edit((inner.lineno - 1, 0), keyword, keep + "elif")
+            fix = _moved_out(source, inner, inner.lineno + 1, header)
+            return replace(fix, kind=move.kind, title="Use elif") if fix else None
+    return None
+
+
+@fixer(Kind.MERGE_IFS)
+def merge_ifs(move: Move, view: FunctionView, source: Source) -> Fix | None:
+    found = statement_at(view, move.span[0], ast.If)
+    if found is None:
+        return None
+    match found[1]:
+        case ast.If(body=[ast.If(orelse=[]) as inner], orelse=[]) as outer if (
+            inner.lineno == outer.lineno + 1 and inner.body[0].lineno > inner.lineno
+        ):
+            header = _merged_header(source, outer, inner)
+            fix = _moved_out(source, inner, inner.lineno + 1, header) if header else None
+            return replace(fix, kind=move.kind, title="Merge the ifs") if fix else None
+    return None
+
+
+def _rest_of_header(source: Source, node: ast.If) -> str | None:
+    """What follows the colon of ``node``'s one-line test, or None when the test is not
+    on one line."""
+    if not one_line(node.test):
+        return None
+    found = _AFTER_TEST.fullmatch(source.line(node.lineno)[source.end(node.test)[1] :])
+    return found.group(1) if found else None
+
+
+def _merged_header(source: Source, outer: ast.If, inner: ast.If) -> Edit | None:
+    """The edit that makes the two headers one: ``if a and b:`` and the inner comment."""
+    outer_rest, inner_rest = _rest_of_header(source, outer), _rest_of_header(source, inner)
+    if outer_rest is None or inner_rest is None or outer_rest.strip():
+        return None
+    column = source.start(outer)[1]
+    keyword = "elif" if source.line(outer.lineno).startswith("elif", column) else "if"
+    tests = (operand(source, t, _UNDER_AND) for t in (outer.test, inner.test))
+    header = f"{keyword} {' and '.join(tests)}:{inner_rest}"
+    return Edit((outer.lineno, column), (inner.lineno, len(source.line(inner.lineno))), header)

@@ -1,0 +1,174 @@
+"""The fixes of a file: for each hint whose move has a fixer, the move's fix, verified.
+
+A fix is tied to a hint (the band says which functions deserve the change, and the
+hint says which move); a fix whose edits do not keep the move's promise is dropped
+and logged. :func:`fix_text` makes fixes one after the other, analysing the text
+again each time (a fix can enable another, and each is verified on the text it edits).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Final
+
+from gzguide.analysis.engine import Measured, evaluate, measure
+from gzguide.analysis.facts.file import FileFacts
+from gzguide.analysis.facts.parsed import parse_module
+from gzguide.analysis.facts.scopes import Scope
+from gzguide.analysis.fixes import booleans, conditionals, loops  # noqa: F401 (registers)
+from gzguide.analysis.fixes.edits import Fix, Source, apply_edits, overlap
+from gzguide.analysis.fixes.registry import FIXERS, Fixer
+from gzguide.analysis.fixes.verify import DefKey, Promise, definition_values, verify
+from gzguide.analysis.model import Finding
+from gzguide.analysis.moves.base import Move
+from gzguide.analysis.moves.catalog import function_moves
+from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.policy.thresholds import Thresholds
+
+log = logging.getLogger(__name__)
+
+#: More fixes than this in one file in one run means something keeps undoing itself.
+MAX_ROUNDS: Final = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """A verified fix, with the hint it is for and what it does to the hint's value."""
+
+    fix: Fix
+    finding: Finding
+    #: The qualified name of the function it edits.
+    subject: str
+    before: float
+    after: float
+
+    @property
+    def summary(self) -> str:
+        """``Use any(): radon_cc 6 -> 4``."""
+        return f"{self.fix.title}: {self.finding.metric} {_fmt(self.before)} -> {_fmt(self.after)}"
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+
+
+def _facts(measured: Measured) -> FileFacts:
+    return FileFacts(
+        measured.tree,
+        measured.scopes,
+        measured.classes,
+        measured.top_level,
+        measured.keywords,
+        measured.comments,
+    )
+
+
+class _File:
+    """One version of a file, measured once, as its fixes need it."""
+
+    def __init__(self, text: str, measured: Measured) -> None:
+        self.text = text
+        self.measured = measured
+        self.source = Source(text, measured.tree)
+        self.facts = _facts(measured)
+        self.values = definition_values(measured)
+        self.keys = _keys(measured.scopes)
+
+    def scope_of(self, finding: Finding) -> Scope | None:
+        for scope in self.measured.scopes:
+            if scope.is_function and (scope.start_line, scope.end_line) == (
+                finding.start_line,
+                finding.end_line,
+            ):
+                return scope
+        return None
+
+    def offer(self, finding: Finding) -> Offered | None:
+        scope = self.scope_of(finding)
+        make = _fixer_of(finding)
+        if scope is None or make is None:
+            return None
+        view = self.facts.view(scope)
+        move = _the_move(function_moves(view), finding)
+        fix = make(move, view, self.source) if move is not None else None
+        if fix is None or move is None:
+            return None
+        return self._verified(fix, Promise(self.keys[scope.key], finding.metric, move), finding)
+
+    def _verified(self, fix: Fix, promise: Promise, finding: Finding) -> Offered | None:
+        after = (
+            None
+            if overlap(fix.edits)
+            else verify(self.values, apply_edits(self.text, fix.edits), promise)
+        )
+        if after is None:
+            log.info("fix_rejected kind=%s line=%d", fix.kind, finding.start_line)
+            return None
+        where = promise.where
+        return Offered(
+            fix, finding, where[0], self.values[where][finding.metric], after[where][finding.metric]
+        )
+
+
+_KINDS: Final = frozenset(k.value for k in Kind)
+
+
+def _fixer_of(finding: Finding) -> Fixer | None:
+    """The fixer of the hint's move (none for a census, or a hint not on a function)."""
+    if finding.kind not in _KINDS or not finding.related:
+        return None
+    return FIXERS.get(Kind(finding.kind))
+
+
+def _keys(scopes: list[Scope]) -> dict[tuple[int, int], DefKey]:
+    seen: dict[str, int] = {}
+    keys: dict[tuple[int, int], DefKey] = {}
+    for scope in scopes:
+        n = seen.get(scope.qualname, 0)
+        keys[scope.key] = (scope.qualname, n)
+        seen[scope.qualname] = n + 1
+    return keys
+
+
+def _the_move(moves: list[Move], finding: Finding) -> Move | None:
+    span = finding.related[0][:2]
+    return next((m for m in moves if m.kind == finding.kind and m.span == span), None)
+
+
+def file_fixes(
+    text: str, thresholds: Thresholds, metrics: Collection[str] | None = None
+) -> list[Offered]:
+    """The verified fixes of the hints of ``text`` (of ``metrics`` only, when given)."""
+    module = parse_module(text.encode())
+    if module is None:
+        return []
+    try:
+        return _fixes(text, measure(module), thresholds, metrics)
+    except RecursionError:
+        return []
+
+
+def _fixes(
+    text: str, measured: Measured, thresholds: Thresholds, metrics: Collection[str] | None
+) -> list[Offered]:
+    findings = evaluate(measured, thresholds).findings
+    file = _File(text, measured)
+    found = (file.offer(f) for f in findings if metrics is None or f.metric in metrics)
+    return [o for o in found if o is not None]
+
+
+def fix_text(
+    text: str, thresholds: Thresholds, metrics: Collection[str] | None = None, unsafe: bool = False
+) -> tuple[str, list[Offered]]:
+    """``text`` with every fix made that is allowed (safe ones, or all when ``unsafe``),
+    one at a time until none is left; and the fixes made, in order."""
+    made: list[Offered] = []
+    for _ in range(MAX_ROUNDS):
+        allowed = [o for o in file_fixes(text, thresholds, metrics) if unsafe or o.fix.safe]
+        if not allowed:
+            break
+        made.append(allowed[0])
+        text = apply_edits(text, allowed[0].fix.edits)
+    return text, made

@@ -1,0 +1,304 @@
+"""Each fixer on the smallest code that shows its move: the exact text after the fix,
+whether it is safe (and why), and radon's count of the function measured again.
+
+The planner verifies every fix before it offers one; these tests also check its
+figures against radon directly.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gzguide.analysis.fixes.edits import Edit, apply_edits
+from gzguide.analysis.fixes.planner import Offered, file_fixes, fix_text
+from support.moves import OPEN, radon
+
+
+def _only(source: str) -> Offered:
+    (offered,) = file_fixes(textwrap.dedent(source), OPEN)
+    return offered
+
+
+def _fixed(source: str, unsafe: bool = False) -> str:
+    return fix_text(textwrap.dedent(source), OPEN, unsafe=unsafe)[0]
+
+
+def _check(before: str, after: str, safe: bool, unsafe: bool = False) -> Offered:
+    """The one fix of ``before`` gives ``after`` exactly, radon agrees with its figures."""
+    offered = _only(before)
+    assert offered.fix.safe is safe
+    assert _fixed(before, unsafe=unsafe or not safe) == textwrap.dedent(after)
+    lowered = radon(before) - radon(after)
+    if offered.finding.metric == "radon_cc":
+        assert offered.before - offered.after == lowered
+    return offered
+
+
+def test_else_holding_only_an_if_becomes_elif() -> None:
+    # Safe: the same tests run in the same order; only the indentation changes.
+    offered = _check(
+        """
+        def grade(score):
+            if score > 90:
+                return 'A'
+            else:
+                if score > 80:  # a B
+                    return 'B'
+                else:
+                    return 'C'
+        """,
+        """
+        def grade(score):
+            if score > 90:
+                return 'A'
+            elif score > 80:  # a B
+                return 'B'
+            else:
+                return 'C'
+        """,
+        safe=True,
+    )
+    assert offered.summary == "Use elif: lizard_nesting_depth 1 -> 1"
+
+
+def test_an_if_holding_only_an_if_is_one_test() -> None:
+    # Safe: `a and b` asks a's truth once, and b's only when a holds, as the two ifs did.
+    _check(
+        """
+        def ship(order, express):
+            for line in order.lines:
+                if order.paid:
+                    if line.ready:  # ready now
+                        line.ship(express)
+                        '''a string
+        keeps its lines'''
+        """,
+        """
+        def ship(order, express):
+            for line in order.lines:
+                if order.paid and line.ready:  # ready now
+                    line.ship(express)
+                    '''a string
+        keeps its lines'''
+        """,
+        safe=True,
+    )
+
+
+def test_a_walrus_test_keeps_its_parentheses_when_merged() -> None:
+    assert "if (m := match(x)) and m.ok:\n" in _fixed(
+        """
+        def f(x):
+            for y in x:
+                if (m := match(x)):
+                    if m.ok:
+                        use(m, y)
+        """
+    )
+
+
+def test_a_search_loop_is_any() -> None:
+    # Safe: any() tests the items in order and stops at the first match, as the loop did.
+    offered = _check(
+        """
+        def has_negative(xs):
+            for x in xs:
+                if x < 0:
+                    return True
+            return False
+        """,
+        """
+        def has_negative(xs):
+            return any(x < 0 for x in xs)
+        """,
+        safe=True,
+    )
+    assert offered.summary == "Use any(): radon_cc 3 -> 2"
+
+
+def test_a_loop_that_fails_on_a_member_is_all_with_the_test_turned() -> None:
+    _check(
+        """
+        def clean(xs, bad):
+            for x in xs:
+                if x in bad:
+                    return False
+            return True
+        """,
+        """
+        def clean(xs, bad):
+            return all(x not in bad for x in xs)
+        """,
+        safe=True,
+    )
+
+
+def test_all_of_an_equality_puts_not_in_front() -> None:
+    # `not a == b` is not `a != b` for a class whose __ne__ is its own.
+    assert "return all(not x == y for x in xs)" in _fixed(
+        """
+        def differ(xs, y):
+            for x in xs:
+                if x == y:
+                    return False
+            return True
+        """
+    )
+
+
+def test_a_search_over_classes_is_one_isinstance() -> None:
+    # Safe with a literal tuple: isinstance tests its classes in order, as the loop did.
+    _check(
+        """
+        def known(v):
+            for cls in (int, str):
+                if isinstance(v, cls):
+                    return True
+            return False
+        """,
+        """
+        def known(v):
+            return isinstance(v, (int, str))
+        """,
+        safe=True,
+    )
+
+
+def test_a_search_over_a_collection_of_classes_is_unsafe() -> None:
+    # tuple() reads every class first; the loop stopped at a match.
+    _check(
+        """
+        def known(v, classes):
+            for cls in classes:
+                if isinstance(v, cls):
+                    return True
+            return False
+        """,
+        """
+        def known(v, classes):
+            return isinstance(v, tuple(classes))
+        """,
+        safe=False,
+    )
+
+
+def test_no_any_where_the_module_rebinds_it() -> None:
+    source = """
+    def has_negative(xs):
+        for x in xs:
+            if x < 0:
+                return True
+        return False
+    any = print
+    """
+    assert file_fixes(textwrap.dedent(source), OPEN) == []
+
+
+def test_a_loop_that_only_yields_is_yield_from_and_unsafe() -> None:
+    # Unsafe: yield from passes send() and throw() on to the iterator.
+    _check(
+        """
+        def each(xs):
+            for x in xs:
+                yield x
+            print(1)
+        """,
+        """
+        def each(xs):
+            yield from xs
+            print(1)
+        """,
+        safe=False,
+    )
+    assert (
+        file_fixes(textwrap.dedent("def each(xs):\n    for x in xs:\n        yield x\n"), OPEN)[
+            0
+        ].fix.safe
+        is False
+    )
+
+
+@pytest.mark.parametrize(
+    ("test", "returned", "safe"),
+    [
+        # A membership test is always a bool: safe.
+        ("x in (1, 3)", "x in (1, 3)", True),
+        # Any other value goes through bool(), as the if asked its truth: safe.
+        ("x.count", "bool(x.count)", True),
+        # A comparison may return what its class likes: returned as written, unsafe.
+        ("x > 3", "x > 3", False),
+    ],
+)
+def test_an_if_returning_true_or_false_returns_the_test(
+    test: str, returned: str, safe: bool
+) -> None:
+    _check(
+        f"""
+        def odd(x):
+            if {test}:
+                return True
+            return False
+        """,
+        f"""
+        def odd(x):
+            return {returned}
+        """,
+        safe=safe,
+    )
+
+
+def test_an_if_returning_false_returns_the_negation() -> None:
+    _check(
+        """
+        def fresh(x, seen):
+            if x in seen:
+                return False
+            else:
+                return True
+        """,
+        """
+        def fresh(x, seen):
+            return x not in seen
+        """,
+        safe=True,
+    )
+
+
+def test_a_comment_the_edit_would_drop_leaves_the_move_to_a_person() -> None:
+    source = """
+    def has_negative(xs):
+        for x in xs:
+            # negative
+            if x < 0:
+                return True
+        return False
+    """
+    assert file_fixes(textwrap.dedent(source), OPEN) == []
+
+
+def test_fixing_is_repeated_until_none_is_left_and_is_idempotent() -> None:
+    source = """
+    def pick(xs, ys):
+        for x in xs:
+            if x < 0:
+                return True
+        return False
+
+    def other(score):
+        if score > 90:
+            return 'A'
+        else:
+            if score > 80:
+                return 'B'
+    """
+    once, made = fix_text(textwrap.dedent(source), OPEN)
+    assert [o.fix.kind for o in made] == ["any", "else_if"]
+    assert fix_text(once, OPEN) == (once, [])
+
+
+def test_edits_keep_the_line_ends_of_the_text() -> None:
+    text = "a = 1\r\nb = 2\r\n"
+    assert apply_edits(text, [Edit((2, 0), (2, 1), "c")]) == "a = 1\r\nc = 2\r\n"
+    assert apply_edits(text, [Edit((1, 0), (2, 0), "")]) == "b = 2\r\n"
