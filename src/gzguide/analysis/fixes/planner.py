@@ -61,7 +61,6 @@ def _facts(measured: Measured) -> FileFacts:
         measured.classes,
         measured.top_level,
         measured.keywords,
-        measured.comments,
     )
 
 
