@@ -4,7 +4,9 @@
   ``not in``);
 * ``isinstance_tuple``: ``isinstance(x, A) or isinstance(x, B)``;
 * ``conditional``: ``a and b or c`` with ``b`` always truthy is ``b if a else c``;
-* ``tuple_compare``: ``a.x == b.x and a.y == b.y and ...`` is one tuple comparison;
+* field-by-field equality (``a.x == b.x and a.y == b.y``) gets no move: reviewers found
+  the ``and`` chain clear and the tuple comparison (two tuples built, no short-circuit)
+  no better;
 * ``bool_return``: ``if t: return True`` then ``return False`` is ``return t``;
 * ``dead_or``: ``"".join(xs) or ""``: a join of nothing is that empty literal already.
 """
@@ -107,7 +109,7 @@ def _ors(view: FunctionView) -> Iterator[ast.BoolOp]:
 
 
 @function_rule(
-    Kind.MEMBERSHIP, concern=Concern.COMPLEXITY, doc="membership-isinstance_tuple-tuple_compare"
+    Kind.MEMBERSHIP, concern=Concern.COMPLEXITY, doc="membership-isinstance_tuple-startswith_tuple"
 )
 def membership(view: FunctionView) -> Iterator[Move]:
     """``x == a or x == b`` is ``x in (a, b)``; ``x != a and x != b`` is ``not in``."""
@@ -149,7 +151,7 @@ def conditional(view: FunctionView) -> Iterator[Move]:
 @function_rule(
     Kind.ISINSTANCE_TUPLE,
     concern=Concern.COMPLEXITY,
-    doc="membership-isinstance_tuple-tuple_compare",
+    doc="membership-isinstance_tuple-startswith_tuple",
 )
 def isinstance_tuple(view: FunctionView) -> Iterator[Move]:
     """``isinstance(x, A) or isinstance(x, B)`` is one call with a tuple of types."""
@@ -189,7 +191,7 @@ def _affix_call(node: ast.expr) -> str | None:
 @function_rule(
     Kind.STARTSWITH_TUPLE,
     concern=Concern.COMPLEXITY,
-    doc="membership-isinstance_tuple-tuple_compare",
+    doc="membership-isinstance_tuple-startswith_tuple",
 )
 def startswith_tuple(view: FunctionView) -> Iterator[Move]:
     """``s.startswith(a) or s.startswith(b)`` is ``s.startswith((a, b))``; ``not
@@ -242,18 +244,6 @@ def _isinstance_move(calls: list[ast.Call]) -> Move:
     return Move(Kind.ISINSTANCE_TUPLE, UNCLASSIFIED, text, span, gains, 4)
 
 
-@function_rule(
-    Kind.TUPLE_COMPARE, concern=Concern.COMPLEXITY, doc="membership-isinstance_tuple-tuple_compare"
-)
-def tuple_compare(view: FunctionView) -> Iterator[Move]:
-    """Three or more ``a.f == b.f`` joined by ``and`` are one tuple comparison."""
-    for boolop in view.boolops:
-        if isinstance(boolop.op, ast.And):
-            move = _tuple_compare(boolop)
-            if move is not None:
-                yield move
-
-
 def _surely_true(node: ast.expr) -> bool:
     """A value that is always truthy: a non-empty literal, or a string built on one."""
     match node:
@@ -288,55 +278,6 @@ def _and_or(boolop: ast.BoolOp) -> Move | None:
                 Kind.CONDITIONAL, UNCLASSIFIED, text, extent(boolop), {Concern.COMPLEXITY: 1}, 4
             )
     return None
-
-
-def _field_pair(value: ast.expr) -> tuple[str, str, str] | None:
-    """(a, b, f) when ``value`` is ``a.f == b.f``."""
-    match value:
-        case ast.Compare(
-            left=ast.Attribute(value=ast.Name(id=a), attr=field),
-            ops=[ast.Eq()],
-            comparators=[ast.Attribute(value=ast.Name(id=b), attr=other)],
-        ) if field == other:
-            return a, b, field
-    return None
-
-
-def _field_pairs(values: list[ast.expr]) -> list[tuple[str, str, str]] | None:
-    """(a, b, f) of each of ``values``, when every one is an ``a.f == b.f``."""
-    pairs = []
-    for value in values:
-        pair = _field_pair(value)
-        if pair is None:
-            return None
-        pairs.append(pair)
-    return pairs
-
-
-def _tuple_compare(boolop: ast.BoolOp) -> Move | None:
-    pairs = _field_pairs(boolop.values) if len(boolop.values) >= 3 else None
-    if pairs is None or len({(a, b) for a, b, _ in pairs}) != 1:
-        return None
-    a, b, _ = pairs[0]
-    fields = [f for _, _, f in pairs]
-    text = _tuple_text(a, b, fields, boolop.lineno)
-    gains = {Concern.COMPLEXITY: len(fields) - 1}
-    return Move(Kind.TUPLE_COMPARE, UNCLASSIFIED, text, extent(boolop), gains, 4)
-
-
-def _tuple_text(a: str, b: str, fields: list[str], line: int) -> str:
-    left = ", ".join(f"{a}.{f}" for f in fields)
-    right = ", ".join(f"{b}.{f}" for f in fields)
-    text = (
-        f"The `and` of {len(fields)} field comparisons on line {line} is one "
-        f"tuple comparison: `({left}) == ({right})`"
-    )
-    if len(text) > 200:
-        text = (
-            f"The `and` of {len(fields)} `{a}.f == {b}.f` comparisons on line {line} "
-            "is one tuple comparison"
-        )
-    return text + f", {plural(len(fields) - 1, 'point')} less."
 
 
 @statement_rule(Kind.BOOL_RETURN, concern=Concern.COMPLEXITY, doc="bool_return", on=(ast.If,))

@@ -483,8 +483,26 @@ def repeated_ifs(view: FunctionView) -> Iterator[Move]:
     in a loop say it once."""
     for block in _blocks_of(view):
         for run in _case_runs(block):
-            if (len(run) >= REPEATS or _near_copies(run)) and not _store_elsewhere(run):
+            if _near_copies(run) or (len(run) >= REPEATS and _a_table_of_values(run)):
                 yield _run_move(run)
+
+
+def _a_table_of_values(run: list[ast.If]) -> bool:
+    """Whether what differs between the cases are values a table can hold (constants,
+    names of classes or functions), not attribute names (``self.width``, ``self.rate``),
+    which only ``getattr``/``setattr`` on strings could look up, where grep and editors
+    no longer find them."""
+    return not _store_elsewhere(run) and not any(_attributes_differ(run[0], c) for c in run[1:])
+
+
+def _attributes_differ(one: ast.If, other: ast.If) -> bool:
+    """Whether two cases of one shape use different attribute names."""
+    pairs = zip(ast.walk(one), ast.walk(other), strict=False)  # one shape: same walk
+    return any(_attribute(a) != _attribute(b) for a, b in pairs)
+
+
+def _attribute(node: ast.AST) -> str | None:
+    return node.attr if isinstance(node, ast.Attribute) else None
 
 
 def _store_elsewhere(run: list[ast.If]) -> bool:

@@ -60,7 +60,6 @@ class Kind(enum.StrEnum):
     ISINSTANCE_TUPLE = "isinstance_tuple"
     STARTSWITH_TUPLE = "startswith_tuple"
     CONDITIONAL = "conditional"
-    TUPLE_COMPARE = "tuple_compare"
     BOOL_RETURN = "bool_return"
     DEAD_OR = "dead_or"
     # conditionals

@@ -437,7 +437,7 @@ def _walrus_header(name: str, value: ast.expr, test: ast.expr) -> str | None:
 @statement_rule(
     Kind.MEMBERSHIP_ELSE,
     concern=Concern.COMPLEXITY,
-    doc="membership-isinstance_tuple-tuple_compare",
+    doc="membership-isinstance_tuple-startswith_tuple",
     on=(ast.For,),
 )
 def _membership_else(stmt: Stmt, view: FunctionView) -> Move | None:

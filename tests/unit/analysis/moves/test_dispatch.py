@@ -315,3 +315,19 @@ def test_a_match_of_a_few_short_cases_on_a_tag_stays() -> None:
     )
     found = [f for f in hints(longer) if f.kind == Kind.DISPATCH_TABLE]
     assert found and found[0].move.endswith("a dict from each value to a handler replaces it.")
+
+
+def test_checks_of_different_attributes_are_no_table() -> None:
+    source = """
+    def ensure_header(self, size):
+        if not self.channels:
+            raise Error('# channels not specified')
+        if not self.width:
+            raise Error('sample width not specified')
+        if not self.rate:
+            raise Error('sampling rate not specified')
+        self.write_header(size)
+    """
+    assert Kind.TABLE_OF_CASES not in kinds(source)  # a table would need getattr
+    values = source.replace("self.width", "self.channels").replace("self.rate", "self.channels")
+    assert Kind.TABLE_OF_CASES in kinds(values)

@@ -28,8 +28,8 @@ def page() -> str:
 
 def test_slug_follows_github() -> None:
     assert slug("any, all, next") == "any-all-next"
-    assert slug("membership, isinstance_tuple, tuple_compare") == (
-        "membership-isinstance_tuple-tuple_compare"
+    assert slug("membership, isinstance_tuple, startswith_tuple") == (
+        "membership-isinstance_tuple-startswith_tuple"
     )
     assert slug("Every move kind") == "every-move-kind"
 
