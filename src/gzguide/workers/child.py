@@ -142,14 +142,9 @@ class Tables:
 
 def analyze(analyst: Analyst, job: Job, text: bytes | None, thresholds: Thresholds) -> Outcome:
     """The outcome of one job: the file at its path, or the text that came with it."""
-    from gzguide.workers import Text
-    from gzguide.workers.ipc import ProtocolError
+    from gzguide.workers.ipc import source_of
 
-    if text is None:
-        return analyst.analyze(job.path, thresholds)
-    if job.text_digest is None:
-        raise ProtocolError(f"job {job.seq} carries a text without its digest")
-    return analyst.analyze_text(job.path, Text(text, job.text_digest), thresholds)
+    return analyst.analyze(source_of(job, text), thresholds)
 
 
 def _parse_args(argv: list[str]) -> argparse.Namespace:
