@@ -8,6 +8,7 @@ import time
 import weakref
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,6 +20,7 @@ from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
 from gzguide.analysis.policy.thresholds import default_thresholds, parse_thresholds
 from gzguide.analysis.source import MAX_SOURCE_BYTES
 from gzguide.freshness import RACY_WINDOW_NS, CacheState, Identity, content_digest, identity_of
+from gzguide.guide.messages import BufferText
 from gzguide.service import AnalysisService, Request
 from gzguide.source import Buffer, Source
 from gzguide.workers import Backend, Done, Job, Outcome, failed, ipc
@@ -506,6 +508,20 @@ def test_the_service_answers_a_text_sent_again_from_the_memo(tmp_path: Path) -> 
     buffer = job.source.buffer
     assert buffer is not None
     assert (buffer.data(), buffer.digest()) == (data, content_digest(data))
+
+
+def test_a_job_keeps_the_requests_bytes_when_the_request_lets_go_of_them(
+    tmp_path: Path,
+) -> None:
+    backend = TextBackend()
+    service = text_service(tmp_path, backend)
+    data = "x = 'é'\n".encode()
+    text = BufferText(data, msgspec.Raw(msgspec.json.encode(data.decode())))
+    service.analyze_now(Request(Source("m.py", text)))
+    text.release()  # what TextRequests does once a newer text comes
+    (job,) = backend.jobs
+    assert job.source.buffer is not None
+    assert job.source.buffer.data() is data  # the request's one copy, not decoded again
 
 
 def test_the_service_answers_a_text_equal_to_a_file_version_it_analyzed(tmp_path: Path) -> None:

@@ -373,6 +373,28 @@ def test_the_job_failed_line_of_a_text_says_so() -> None:
     assert notice.fields["source"] == "text" and notice.fields["reason"] == "timeout"
 
 
+def test_a_source_crosses_the_job_pipe_and_comes_back_as_it_was() -> None:
+    data = b"x = 1\n"
+    for source in (Source("/a.py"), Source("/a.py", Buffer(data)), Source("/e.py", Buffer(b""))):
+        message, text = ipc.job_message(7, source, "fp", None)
+        reader = ipc.job_reader()
+        reader.feed(ipc.pack(message) + (text or b""))
+        ((job, arrived),) = reader.jobs()
+        back = ipc.source_of(job, arrived)
+        assert back.path == source.path
+        if source.buffer is None:
+            assert back.buffer is None and text is None
+        else:
+            assert back.buffer is not None
+            assert back.buffer.data() == source.buffer.data()
+            assert back.buffer.digest() == source.buffer.digest()
+
+
+def test_a_text_without_its_digest_is_a_protocol_error() -> None:
+    with pytest.raises(ipc.ProtocolError):
+        ipc.source_of(ipc.Job(1, "/a.py", "fp"), b"x = 1\n")
+
+
 def job_stream(jobs: list[tuple[int, bytes | None]]) -> bytes:
     """The job pipe's bytes for ``(seq, text)`` jobs, as the pool writes them."""
     out = b""
