@@ -421,15 +421,16 @@ def _make_backend(
 
 
 def run_oneshot(args: argparse.Namespace) -> int:
-    from gzguide.guide.messages import AnalyzeParams, Hint, answer_hints
-    from gzguide.service import AnalysisService
+    from gzguide.guide.messages import Hint, answer_hints
+    from gzguide.service import AnalysisService, Request
+    from gzguide.source import Source
     from gzguide.workers.inprocess import InProcessBackend
 
     root = os.path.abspath(args.root or os.getcwd())
     service = AnalysisService(root, InProcessBackend())
     hints: list[Hint] = []
     for path in args.paths:
-        hints.extend(answer_hints(service.analyze_now(AnalyzeParams(file_path=path))))
+        hints.extend(answer_hints(service.analyze_now(Request(Source(path)))))
     print_hints(hints, args.json)
     return 0
 
@@ -443,7 +444,8 @@ def run_stdin(args: argparse.Namespace) -> int:
     """
     from gzguide.analysis.source import MAX_SOURCE_BYTES
     from gzguide.guide.messages import answer_hints
-    from gzguide.service import AnalysisService
+    from gzguide.service import AnalysisService, Request
+    from gzguide.source import Buffer, Source
     from gzguide.workers.inprocess import InProcessBackend
 
     text = read_capped(sys.stdin.buffer, MAX_SOURCE_BYTES)
@@ -453,7 +455,8 @@ def run_stdin(args: argparse.Namespace) -> int:
         return 0
     root = os.path.abspath(args.root or os.getcwd())
     service = AnalysisService(root, InProcessBackend())
-    print_hints(answer_hints(service.analyze_text_now(args.stdin_path, text)), args.json)
+    answer = service.analyze_now(Request(Source(args.stdin_path, Buffer(text))))
+    print_hints(answer_hints(answer), args.json)
     return 0
 
 

@@ -1,17 +1,18 @@
-"""From an ``analyze`` request's params, or a buffer's text, to an :class:`~gzguide.answer.Answer`.
+"""From an analyze :class:`Request` to an :class:`~gzguide.answer.Answer`, for any front end.
 
-This is the seam between the protocol and the analysis: it resolves the request's
-path against the workspace root, expands a directory into its source files, takes
-the workspace's threshold table, answers unchanged files from the memo and hands
-the others to a backend as jobs, and gathers the reports into an answer whose
-parts name the paths the hints will echo. It knows neither how frames look, nor
-how hints are encoded, nor how metrics are computed.
+This is the seam between the front ends and the analysis: it resolves the path
+of the request's :class:`~gzguide.source.Source` against the workspace root,
+expands a directory into its source files, takes the workspace's threshold
+table, answers unchanged versions from the memo and hands the others to a
+backend as jobs, and gathers the reports into an answer whose parts name the
+paths the hints will echo. It knows no protocol (a front end turns its own
+messages into a :class:`Request`), nor how frames look, how hints are encoded or
+how metrics are computed.
 
-A buffer's text (:meth:`AnalysisService.analyze_text`, whatever front end
-received it) takes the same way, known by its content digest instead of a stat:
-the memo answers bytes it has seen (a buffer sent again, or equal to a file
-version analyzed before), the job carries the bytes to the worker of its file,
-and nothing is read from disk.
+A file and a buffer take one way: a file's version is known by its stat, a
+buffer's by its content digest; the memo answers versions it has seen (a buffer
+sent again, or equal to a file version analyzed before), and a job carries a
+buffer's bytes to the worker of its file, so nothing is read from disk for it.
 
 An answer is given through a callback: at once when nothing needs a backend's
 work (or the backend works in-process), later when jobs went to worker
@@ -25,15 +26,15 @@ import posixpath
 import stat
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from gzguide.analysis.discovery import Walk
 from gzguide.analysis.model import EMPTY_REPORT
 from gzguide.analysis.source import MAX_SOURCE_BYTES
 from gzguide.answer import Answer, FileAnswer, unanswered
 from gzguide.freshness import CacheState, stat_or_none
-from gzguide.guide.messages import AnalyzeParams, BufferText
-from gzguide.workers import Backend, Job, Outcome, Text
+from gzguide.source import Source
+from gzguide.workers import Backend, Job, Outcome
 from gzguide.workers.memo import Memo
 from gzguide.workspace import ThresholdSource
 
@@ -87,8 +88,39 @@ class _Gather:
             self.done(Answer(self.requested, None, parts, True, self.walk_complete))
 
 
+class Request(NamedTuple):
+    """An analyze request as the service takes it, from whichever front end received it."""
+
+    #: What to analyze, its path as the request names it (absolute, or relative to
+    #: the workspace root): what the answer and its hints echo. A file's path may
+    #: name a directory, whose source files are analyzed.
+    source: Source
+    #: An offset into the file's (or the buffer's) bytes; None: the whole file.
+    cursor: int | None = None
+
+
+def _refused(request: Request) -> Answer | None:
+    """The answer to a request that is not analyzed at all, if it is one: a file path
+    holding a NUL byte, a buffer past the source size limit."""
+    source = request.source
+    buffer = source.buffer
+    if buffer is None:
+        return unanswered(source.path, request.cursor) if "\x00" in source.path else None
+    if buffer.size > MAX_SOURCE_BYTES:
+        part = FileAnswer(source.path, EMPTY_REPORT, CacheState.UNANALYZABLE)
+        return Answer(source.path, request.cursor, (part,), text_bytes=buffer.size)
+    return None
+
+
+def _answer(request: Request, outcome: Outcome) -> Answer:
+    """The answer to a request of one file or buffer, from its outcome."""
+    source = request.source
+    part = _part(source.path, outcome)
+    return Answer(source.path, request.cursor, (part,), text_bytes=source.text_bytes)
+
+
 class AnalysisService:
-    """Answers analyze params, through the memo and whichever backend it was given."""
+    """Answers analyze requests, through the memo and whichever backend it was given."""
 
     def __init__(
         self,
@@ -116,129 +148,60 @@ class AnalysisService:
             return file_path  # what editors send, and what os.path.join gives back unchanged
         return os.path.join(self.root, file_path)
 
-    def analyze(self, params: AnalyzeParams, done: AnswerSink) -> None:
-        """Answer ``params`` through ``done``: once, and at once when nothing must be awaited.
+    def analyze(self, request: Request, done: AnswerSink) -> None:
+        """Answer ``request`` through ``done``: once, and at once when nothing must be awaited.
 
         A bug in here costs the one answer (empty, and logged), never the session;
         whatever ``done`` itself raises (the client left) is the caller's.
         """
         once = _Once(done)
         try:
-            answer = self._analyze(params, once)
+            answer = self._analyze(request, once)
         except Exception as exc:
-            answer = self._failed(params, exc)
+            answer = self._failed(request, exc)
         if answer is not None:
             once(answer)
 
-    def analyze_now(self, params: AnalyzeParams) -> Answer:
+    def analyze_now(self, request: Request) -> Answer:
         """The answer, from a backend that answers before it returns (in-process analysis)."""
         answers: list[Answer] = []
-        self.analyze(params, answers.append)
+        self.analyze(request, answers.append)
         if not answers:
             raise RuntimeError("analyze_now needs a backend that answers at once")
         return answers[0]
 
-    def analyze_text(
-        self, file_path: str, text: bytes | BufferText, cursor: int | None, done: AnswerSink
-    ) -> None:
-        """Answer for a buffer of ``file_path`` holding ``text`` (its UTF-8 form) through ``done``.
-
-        Nothing is read from disk: ``file_path`` is what the hints echo, and where
-        the job goes (the worker that caches its file); ``cursor`` is an offset into
-        ``text``. The text is analyzed as a file holding those bytes would be.
-        Answered once, and at once when nothing must be awaited; a bug in here
-        costs the one answer, as for :meth:`analyze`. A :class:`BufferText` from a
-        request brings its digest along when it was computed before (the same text
-        sent again), and its bytes are only asked for when a worker needs them.
-        """
-        once = _Once(done)
-        if isinstance(text, bytes):
-            text = BufferText(text)
-        try:
-            answer = self._analyze_text(file_path, text, cursor, once)
-        except Exception as exc:
-            answer = self._failed_text(file_path, text, cursor, exc)
-        if answer is not None:
-            once(answer)
-
-    def analyze_text_now(self, file_path: str, text: bytes, cursor: int | None = None) -> Answer:
-        """:meth:`analyze_text`'s answer, from a backend that answers before it returns."""
-        answers: list[Answer] = []
-        self.analyze_text(file_path, text, cursor, answers.append)
-        if not answers:
-            raise RuntimeError("analyze_text_now needs a backend that answers at once")
-        return answers[0]
-
-    def _failed(self, params: AnalyzeParams, exc: Exception) -> Answer:
+    def _failed(self, request: Request, exc: Exception) -> Answer:
+        source = request.source
         if self._on_error is not None:
-            self._on_error("analyze_failed", file_path=params.file_path, error=repr(exc))
-        return unanswered(params.file_path, params.cursor_position)
+            of_buffer = {} if source.buffer is None else {"source": "text"}
+            self._on_error("analyze_failed", file_path=source.path, **of_buffer, error=repr(exc))
+        return unanswered(source.path, request.cursor, source.text_bytes)
 
-    def _failed_text(
-        self, file_path: str, text: BufferText, cursor: int | None, exc: Exception
-    ) -> Answer:
-        if self._on_error is not None:
-            self._on_error("analyze_failed", file_path=file_path, source="text", error=repr(exc))
-        return unanswered(file_path, cursor, text.size)
-
-    def _analyze_text(
-        self, requested: str, text: BufferText, cursor: int | None, done: _Once
-    ) -> Answer | None:
+    def _analyze(self, request: Request, done: _Once) -> Answer | None:
         """The answer when it is known at once; None when ``done`` will get it."""
-        size = text.size
-        if size > MAX_SOURCE_BYTES:
-            part = FileAnswer(requested, EMPTY_REPORT, CacheState.UNANALYZABLE)
-            return Answer(requested, cursor, (part,), text_bytes=size)
-        table = self.thresholds.current()
-        fingerprint = table.fingerprint
-        digest = text.digest()
-        memo = self.memo
-        if memo is not None:
-            known = memo.lookup_text(digest, fingerprint)
-            if known is not None:
-                return Answer(requested, cursor, (_part(requested, known),), text_bytes=size)
-
-        def finished(outcome: Outcome) -> None:
-            try:
-                if memo is not None:
-                    memo.store_text(digest, fingerprint, outcome)
-                answer = Answer(requested, cursor, (_part(requested, outcome),), text_bytes=size)
-            except Exception as exc:
-                answer = self._failed_text(requested, text, cursor, exc)
-            done(answer)
-
-        job = Job(self.resolve(requested), table, text=Text(text.data(), digest))
-        self.backend.submit(job, finished)
-        return None
-
-    def _analyze(self, params: AnalyzeParams, done: _Once) -> Answer | None:
-        """The answer when it is known at once; None when ``done`` will get it."""
-        requested = params.file_path
-        cursor = params.cursor_position
-        if "\x00" in requested:
-            return unanswered(requested, cursor)
-        target = self.resolve(requested)
-        st = stat_or_none(target)
+        refused = _refused(request)
+        if refused is not None:
+            return refused
+        requested = request.source
+        target = requested.at(self.resolve(requested.path))
+        st = None if target.buffer is not None else stat_or_none(target.path)
         table = self.thresholds.current()
         if st is not None and stat.S_ISDIR(st.st_mode):
-            self._analyze_directory(requested, target, table, done)
+            self._analyze_directory(requested.path, target.path, table, done)
             return None
-        memo = self.memo
-        if memo is not None:
-            known = memo.lookup(target, st, table.fingerprint)
-            if known is not None:
-                return Answer(requested, cursor, (_part(requested, known),))
+        known = self._remembered(target, st, table.fingerprint)
+        if known is not None:
+            return _answer(request, known)
 
         def finished(outcome: Outcome) -> None:
             try:
-                if memo is not None:
-                    memo.store(target, st, table.fingerprint, outcome)
-                answer = Answer(requested, cursor, (_part(requested, outcome),))
+                self._remember(target, st, table.fingerprint, outcome)
+                answer = _answer(request, outcome)
             except Exception as exc:
-                answer = self._failed(params, exc)
+                answer = self._failed(request, exc)
             done(answer)
 
-        self.backend.submit(Job(target, table), finished)
+        self.backend.submit(Job(target.held(), table), finished)
         return None
 
     def _analyze_directory(
@@ -253,15 +216,15 @@ class AnalysisService:
             return
         fingerprint = table.fingerprint
         for index, relative in enumerate(relatives):
-            path = os.path.join(target, relative)
+            source = Source(os.path.join(target, relative))
             hint_path = join_request_path(requested, relative)
-            st = stat_or_none(path)
-            known = self._remembered(path, st, fingerprint)
+            st = stat_or_none(source.path)
+            known = self._remembered(source, st, fingerprint)
             if known is not None:
                 gather.put(index, _part(hint_path, known))
             else:
-                finished = self._file_finished(gather, index, hint_path, path, st, fingerprint)
-                self.backend.submit(Job(path, table, start_by), finished)
+                finished = self._file_finished(gather, index, hint_path, source, st, fingerprint)
+                self.backend.submit(Job(source, table, start_by), finished)
 
     def _directory_deadlines(self, started: float) -> tuple[float | None, float | None]:
         """When a directory request's files must have started, and its listing ended (if ever).
@@ -274,30 +237,37 @@ class AnalysisService:
             return None, None
         return started + budget, started + budget * LISTING_SHARE
 
-    def _remembered(self, path: str, st: os.stat_result | None, fingerprint: str) -> Outcome | None:
-        """The memo's outcome for this version of ``path``, if there is a memo and it has one."""
+    def _remembered(
+        self, source: Source, st: os.stat_result | None, fingerprint: str
+    ) -> Outcome | None:
+        """The memo's outcome for this version of ``source``, if there is a memo and it has one."""
         memo = self.memo
-        return memo.lookup(path, st, fingerprint) if memo is not None else None
+        return memo.lookup(source, st, fingerprint) if memo is not None else None
+
+    def _remember(
+        self, source: Source, st: os.stat_result | None, fingerprint: str, outcome: Outcome
+    ) -> None:
+        """Give the memo, if there is one, the outcome of this version of ``source``."""
+        if self.memo is not None:
+            self.memo.store(source, st, fingerprint, outcome)
 
     def _file_finished(
         self,
         gather: _Gather,
         index: int,
         hint_path: str,
-        path: str,
+        source: Source,
         st: os.stat_result | None,
         fingerprint: str,
     ) -> Callable[[Outcome], None]:
         """What to do with the outcome of one file of a directory request."""
 
         def finished(outcome: Outcome) -> None:
-            memo = self.memo
-            if memo is not None:
-                try:
-                    memo.store(path, st, fingerprint, outcome)
-                except Exception as exc:
-                    if self._on_error is not None:
-                        self._on_error("analyze_failed", file_path=path, error=repr(exc))
+            try:
+                self._remember(source, st, fingerprint, outcome)
+            except Exception as exc:
+                if self._on_error is not None:
+                    self._on_error("analyze_failed", file_path=source.path, error=repr(exc))
             gather.put(index, _part(hint_path, outcome))
 
         return finished

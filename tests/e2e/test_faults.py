@@ -26,8 +26,9 @@ import pytest
 from gzguide import procfs
 from gzguide.analysis.policy.thresholds import default_thresholds
 from gzguide.analysis.source import read_source_bytes
-from gzguide.guide.messages import AnalyzeParams, answer_hints
-from gzguide.service import AnalysisService
+from gzguide.guide.messages import answer_hints
+from gzguide.service import AnalysisService, Request
+from gzguide.source import Source
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers.analyst import Analyst
 from gzguide.workers.inprocess import InProcessBackend
@@ -52,7 +53,7 @@ TABLE = default_thresholds()
 def expected_hints(root: Path, name: str) -> list[dict[str, Any]]:
     """What a fresh in-process analysis says about the file right now, as JSON."""
     service = AnalysisService(str(root), InProcessBackend())
-    answer = service.analyze_now(AnalyzeParams(file_path=name))
+    answer = service.analyze_now(Request(Source(name)))
     hints: list[dict[str, Any]] = msgspec.to_builtins(answer_hints(answer))
     return hints
 
@@ -209,7 +210,7 @@ def test_a_file_changed_between_stat_and_read_is_never_served_stale(
 
     analyst = Analyst(lambda *a, **k: None)
     monkeypatch.setattr(analyst_module, "read_source_bytes", read_after_the_change)
-    outcome = analyst.analyze(str(path), TABLE)
+    outcome = analyst.analyze(Source(str(path)), TABLE)
     monkeypatch.setattr(analyst_module, "read_source_bytes", real_read)
     # What it answered is the analysis of the bytes it read (or nothing).
     reference = Analyst(lambda *a, **k: None)
@@ -218,13 +219,15 @@ def test_a_file_changed_between_stat_and_read_is_never_served_stale(
     else:
         probe = tmp_path / "probe.py"
         probe.write_bytes(seen[0])
-        assert outcome.report.findings == reference.analyze(str(probe), TABLE).report.findings
+        assert (
+            outcome.report.findings == reference.analyze(Source(str(probe)), TABLE).report.findings
+        )
     # And from now on it answers for the file as it is, never for what was read before.
     with contextlib.suppress(OSError):
         path.chmod(0o644)
-    current = analyst.analyze(str(path), TABLE).report.findings
+    current = analyst.analyze(Source(str(path)), TABLE).report.findings
     if path.exists() and stat.S_ISREG(path.stat().st_mode):
-        assert current == reference.analyze(str(path), TABLE).report.findings
+        assert current == reference.analyze(Source(str(path)), TABLE).report.findings
     else:
         assert current == []
 

@@ -22,7 +22,8 @@ import pytest
 from gzguide import procfs
 from gzguide.analysis.policy.thresholds import default_thresholds
 from gzguide.freshness import content_digest
-from gzguide.workers import Job, Outcome, Text
+from gzguide.source import Buffer, Source
+from gzguide.workers import Job, Outcome
 from gzguide.workers.analyst import Analyst
 from gzguide.workers.fallback import Fallback
 from gzguide.workers.inprocess import InProcessBackend
@@ -278,7 +279,7 @@ def run(pool: Pool, paths: list[str], start_by: float | None = None) -> list[Out
     """Each path's outcome, in order."""
     outcomes: dict[int, Outcome] = {}
     for index, path in enumerate(paths):
-        pool.submit(Job(path, TABLE, start_by), partial(outcomes.__setitem__, index))
+        pool.submit(Job(Source(path), TABLE, start_by), partial(outcomes.__setitem__, index))
     drive(pool, lambda: len(outcomes) == len(paths))
     return [outcomes[i] for i in range(len(paths))]
 
@@ -389,7 +390,7 @@ def test_a_pool_that_cannot_run_workers_falls_back_to_in_process_analysis(
         outcomes: list[Outcome] = []
         paths = [str(tmp_path / "ok.py"), str(tmp_path / "missing.py")] * 3
         for path in paths:
-            backend.submit(Job(path, TABLE), outcomes.append)
+            backend.submit(Job(Source(path), TABLE), outcomes.append)
         drive(pool, lambda: len(outcomes) == len(paths))
         # Jobs that died with a worker before the pool gave up are lost (crashed);
         # every other one was analyzed in-process.
@@ -398,7 +399,7 @@ def test_a_pool_that_cannot_run_workers_falls_back_to_in_process_analysis(
         unavailable = [f for e, f in seen if e == "pool_unavailable"]
         assert len(unavailable) == 1 and unavailable[0]["fallback"] == "in-process"
         more: list[Outcome] = []
-        backend.submit(Job(str(tmp_path / "ok.py"), TABLE), more.append)
+        backend.submit(Job(Source(str(tmp_path / "ok.py")), TABLE), more.append)
         assert [o.cache for o in more] == ["hit"]  # at once, in this process
         assert pool.scheduler.gave_up is not None
     finally:
@@ -436,12 +437,12 @@ def test_real_workers_analyze_texts_of_any_size_whole_and_in_order(tmp_path: Pat
         texts = [b"", BRANCHY.encode(), big, CALM.encode(), b"def broken(:\n", big[:-100]]
         outcomes: dict[int, Outcome] = {}
         for index, data in enumerate(texts):
-            job = Job("/nowhere/m.py", TABLE, text=Text(data, content_digest(data)))
+            job = Job(Source("/nowhere/m.py", Buffer(data, content_digest(data))), TABLE)
             pool.submit(job, partial(outcomes.__setitem__, index))
         drive(pool, lambda: len(outcomes) == len(texts), timeout=60)
         analyst = Analyst(lambda *a, **k: None)
         for index, data in enumerate(texts):
-            want = analyst.analyze_text("/m.py", Text(data, content_digest(data)), TABLE)
+            want = analyst.analyze(Source("/m.py", Buffer(data)), TABLE)
             assert outcomes[index].report == want.report, index
             assert outcomes[index].digest == content_digest(data)
         assert len(cc_findings(outcomes[2])) == 1

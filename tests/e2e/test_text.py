@@ -19,7 +19,8 @@ import msgspec
 import pytest
 
 from gzguide.guide.messages import answer_hints
-from gzguide.service import AnalysisService
+from gzguide.service import AnalysisService, Request
+from gzguide.source import Buffer, Source
 from gzguide.workers.inprocess import InProcessBackend
 from support.protocol_client import (
     ServerProcess,
@@ -60,9 +61,8 @@ def expected(
 ) -> list[dict[str, Any]]:
     """The hints a fresh in-process analysis gives for ``text``, as the protocol sends them."""
     data = text.encode("utf-8") if isinstance(text, str) else text
-    answer = AnalysisService(str(root), InProcessBackend()).analyze_text_now(
-        file_path, data, cursor
-    )
+    request = Request(Source(file_path, Buffer(data)), cursor)
+    answer = AnalysisService(str(root), InProcessBackend()).analyze_now(request)
     decoded: list[dict[str, Any]] = msgspec.json.decode(msgspec.json.encode(answer_hints(answer)))
     return decoded
 

@@ -34,7 +34,6 @@ import msgspec
 
 from gzguide.analysis.model import FileReport, Finding
 from gzguide.answer import Answer, FileAnswer
-from gzguide.freshness import content_digest
 from gzguide.lru import Lru
 from gzguide.rpc.bodies import (
     INVALID_REQUEST,
@@ -43,6 +42,7 @@ from gzguide.rpc.bodies import (
     is_utf8,
     syntax_error,
 )
+from gzguide.source import Buffer
 
 VERSION_MISMATCH: Final = -32099
 
@@ -237,7 +237,7 @@ _raw_text_analyze_decoder: Final = msgspec.json.Decoder(_RawTextAnalyzeEnvelope)
 _text_decoder: Final = msgspec.json.Decoder(str)
 
 
-class BufferText:
+class BufferText(Buffer):
     """The ``text`` of a 1.1 ``analyze`` request: its UTF-8 form, its size and its digest.
 
     One that came as a JSON token (:func:`decode_text_analyze`) keeps the token, and
@@ -246,15 +246,12 @@ class BufferText:
     needs it (a worker has to analyze the text again), and the size and digest stay.
     """
 
-    __slots__ = ("_data", "_digest", "size", "token")
+    __slots__ = ("token",)
 
     def __init__(self, data: bytes, token: msgspec.Raw | None = None) -> None:
-        #: The UTF-8 form's length in bytes (what the source limit and the log count).
-        self.size = len(data)
-        self._data: bytes | None = data
+        super().__init__(data)
         #: The JSON string token it came as (a view into its request's body), if any.
         self.token = token
-        self._digest: bytes | None = None
 
     def data(self) -> bytes:
         """The text's UTF-8 form (what is hashed, analyzed, and what the cursor is into)."""
@@ -264,13 +261,6 @@ class BufferText:
             # Decoded once already when it arrived: neither step can fail now.
             data = _text_decoder.decode(self.token).encode("utf-8")
         return data
-
-    def digest(self) -> bytes:
-        """``freshness.content_digest`` of the UTF-8 form, computed once."""
-        digest = self._digest
-        if digest is None:
-            self._digest = digest = content_digest(self.data())
-        return digest
 
     def release(self) -> None:
         """Let go of the UTF-8 form, when the JSON token can give it again."""

@@ -23,7 +23,15 @@ from gzguide.guide.session import Pending, Reply, Session
 from gzguide.rpc.frontend import StopReason, handle_sigterm, run_front_end
 from gzguide.rpc.loop import Companion, FramePump, Incoming
 from gzguide.rpc.stdio import write_frame
-from gzguide.service import AnalysisService
+from gzguide.service import AnalysisService, Request
+from gzguide.source import Source
+
+
+def _request(step: Pending) -> Request:
+    """The service's request for a pending ``analyze``: of the file it names, or of the
+    buffer's text it sent."""
+    params = step.params
+    return Request(Source(params.file_path, step.text), params.cursor_position)
 
 
 class Server:
@@ -58,13 +66,7 @@ class Server:
         step = self.session.handle_body(frame.body)
         if isinstance(step, Pending):
             self._pending = (step, started)
-            if step.text is None:
-                self.service.analyze(step.params, self._answered)
-            else:
-                params = step.params
-                self.service.analyze_text(
-                    params.file_path, step.text, params.cursor_position, self._answered
-                )
+            self.service.analyze(_request(step), self._answered)
         else:
             self._finish(step, started)
 

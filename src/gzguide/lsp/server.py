@@ -26,16 +26,16 @@ from gzguide.lsp.types import Outgoing, encode
 from gzguide.rpc.frontend import StopReason, handle_sigterm, run_front_end
 from gzguide.rpc.loop import Companion, FramePump
 from gzguide.rpc.stdio import write_frame
+from gzguide.service import Request
+from gzguide.source import Buffer, Source
 
 PROTOCOL: Final = "lsp-3.17"
 
 
-class TextAnalyzer(Protocol):
+class Analyzer(Protocol):
     """What the front end needs of the service: a buffer's text analyzed, answered later."""
 
-    def analyze_text(
-        self, file_path: str, text: bytes, cursor: int | None, done: Callable[[Answer], None]
-    ) -> None: ...
+    def analyze(self, request: Request, done: Callable[[Answer], None]) -> None: ...
 
 
 class _Debounces:
@@ -65,7 +65,7 @@ class LspServer:
 
     def __init__(
         self,
-        service: TextAnalyzer,
+        service: Analyzer,
         in_fd: int,
         out_fd: int,
         log: Any,
@@ -136,11 +136,11 @@ class LspServer:
         def done(answer: Answer) -> None:
             self.perform(self.session.analyzed(job.uri, job.ticket, answer, time.monotonic()))
 
-        self.service.analyze_text(job.path, job.data, None, done)
+        self.service.analyze(Request(Source(job.path, Buffer(job.data))), done)
 
 
 def serve_lsp(
-    service: TextAnalyzer,
+    service: Analyzer,
     log: Any,
     out_fd: int,
     in_fd: int = 0,

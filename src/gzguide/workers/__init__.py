@@ -8,8 +8,9 @@
 * :class:`~gzguide.workers.fallback.Fallback` is the pool until the pool cannot
   start workers, and in-process analysis from then on.
 
-A job is a file to read, or a text: an editor's buffer, whose bytes travel with
-the job (nothing is read from disk for it) and are known by their content digest.
+A job is of a :class:`~gzguide.source.Source`: a file to read, or an editor's
+buffer, whose bytes travel with the job (nothing is read from disk for it) and are
+known by their content digest.
 
 A backend may answer a job before :meth:`Backend.submit` returns (in-process) or
 later (the pool, from the server's loop); either way it calls the job's ``done``
@@ -33,6 +34,7 @@ from gzguide.freshness import CacheState, Identity
 
 if TYPE_CHECKING:
     from gzguide.analysis.policy.thresholds import Thresholds
+    from gzguide.source import Source
 
 __all__ = [
     "Backend",
@@ -40,33 +42,23 @@ __all__ = [
     "EventSink",
     "Job",
     "Outcome",
-    "Text",
     "WorkerRef",
     "failed",
     "past",
 ]
 
 
-class Text(msgspec.Struct, frozen=True, gc=False):
-    """A buffer's contents, analyzed in place of the file: its bytes and their digest."""
-
-    data: bytes
-    #: ``freshness.content_digest(data)``, computed once by whoever received the bytes.
-    digest: bytes
-
-
 class Job(msgspec.Struct, frozen=True):
-    """One file, or one buffer's text, to analyze."""
+    """One file, or one buffer of a file, to analyze."""
 
-    #: The file's absolute path: what is read (unless ``text`` is given), and what
-    #: picks the worker (a buffer goes where its file goes, so they share a cache).
-    path: str
+    #: What is analyzed, at its absolute path: that path is what a file's version
+    #: is read from, and what picks the worker (a buffer goes where its file goes,
+    #: so they share a cache); a buffer's bytes are held by the job.
+    source: Source
     #: The threshold table the report is evaluated under.
     thresholds: Thresholds
     #: ``time.monotonic()`` seconds: a job not started by then is ``skipped``.
     start_by: float | None = None
-    #: The bytes to analyze instead of the file's.
-    text: Text | None = None
 
 
 class Outcome(msgspec.Struct, frozen=True):

@@ -1,4 +1,4 @@
-"""The analyst: one file path (or one buffer's text) in, its report out, with a cache.
+"""The analyst: one source (a file, or a buffer of one) in, its report out, with a cache.
 
 This is what runs inside each worker process (and in-process with ``--workers 0``).
 An unchanged file is neither re-read nor re-parsed; a changed one is parsed once.
@@ -22,7 +22,8 @@ from gzguide.analysis.policy.thresholds import Thresholds
 from gzguide.analysis.source import MAX_SOURCE_BYTES, read_source_bytes
 from gzguide.freshness import CacheState, Identity, content_digest, identity_of
 from gzguide.lru import Lru
-from gzguide.workers import Outcome, Text
+from gzguide.source import Buffer, Source
+from gzguide.workers import Outcome
 from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache, Key, text_key
 
 #: Parsed trees cost far more memory than their source; this factor turns a file's
@@ -80,14 +81,22 @@ class Analyst:
         #: The oldest's text entry leaves the cache as it leaves this.
         self._texts: Lru[str, bool] = Lru(MAX_TEXT_ENTRIES, on_evict=self._drop_text)
 
-    def analyze(self, path: str, thresholds: Thresholds) -> Outcome:
-        """The report of the file at ``path`` under ``thresholds``, and how it was obtained."""
-        st = self._source_stat(path)
-        found = None if st is None else self._entry(path, identity_of(st))
+    def analyze(self, source: Source, thresholds: Thresholds) -> Outcome:
+        """The report of ``source`` under ``thresholds``, and how it was obtained."""
+        buffer = source.buffer
+        if buffer is None:
+            found = self._file_entry(source.path)
+        else:
+            found = self._buffer_entry(source.path, buffer)
         if found is None:
             return Outcome(EMPTY_REPORT, CacheState.UNANALYZABLE)
         entry, state = found
         return self._outcome(entry, state, thresholds)
+
+    def _file_entry(self, path: str) -> _Found | None:
+        """The entry of the file at ``path`` as it is now; None when it is not one to analyze."""
+        st = self._source_stat(path)
+        return None if st is None else self._entry(path, identity_of(st))
 
     def _source_stat(self, path: str) -> os.stat_result | None:
         """The stat of the file at ``path`` when it is one to analyze; else None, and what
@@ -124,23 +133,24 @@ class Analyst:
         # Bytes parsed already (for a buffer since saved, or another file) are a hit.
         return entry, CacheState.MISS if parsed else CacheState.HIT
 
-    def analyze_text(self, path: str, text: Text, thresholds: Thresholds) -> Outcome:
-        """The report of a buffer of ``path``'s file holding ``text``; the file is not read.
+    def _buffer_entry(self, path: str, buffer: Buffer) -> _Found | None:
+        """The entry of a buffer of ``path``'s file holding ``buffer``; the file is not read.
 
         Bytes with a version in the cache already (the file on disk, or this or
         another buffer) are a ``hit``; new bytes are parsed and kept as the
-        buffer's one cached version, replacing its previous one.
+        buffer's one cached version, replacing its previous one. None when the
+        bytes are too many to analyze.
         """
-        data = text.data
+        data = buffer.data()
         if len(data) > MAX_SOURCE_BYTES:
-            return Outcome(EMPTY_REPORT, CacheState.UNANALYZABLE)
-        entry = self.cache.by_digest(text.digest)
-        state = CacheState.HIT
-        if entry is None:
-            entry, _parsed = self._parse(text_key(path), path, data, text.digest, None, 0)
-            state = CacheState.MISS
-            self._texts.put(path, True)
-        return self._outcome(entry, state, thresholds)
+            return None
+        digest = buffer.digest()
+        entry = self.cache.by_digest(digest)
+        if entry is not None:
+            return entry, CacheState.HIT
+        entry, _parsed = self._parse(text_key(path), path, data, digest, None, 0)
+        self._texts.put(path, True)
+        return entry, CacheState.MISS
 
     def _drop_text(self, path: str, _held: bool) -> None:
         self.cache.discard(text_key(path))

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gzguide.analysis.policy.thresholds import Thresholds
-    from gzguide.workers import Outcome
     from gzguide.workers.analyst import Analyst
     from gzguide.workers.cache import FileCache
     from gzguide.workers.ipc import Job, JobReader
@@ -140,18 +139,6 @@ class Tables:
         return current
 
 
-def analyze(analyst: Analyst, job: Job, text: bytes | None, thresholds: Thresholds) -> Outcome:
-    """The outcome of one job: the file at its path, or the text that came with it."""
-    from gzguide.workers import Text
-    from gzguide.workers.ipc import ProtocolError
-
-    if text is None:
-        return analyst.analyze(job.path, thresholds)
-    if job.text_digest is None:
-        raise ProtocolError(f"job {job.seq} carries a text without its digest")
-    return analyst.analyze_text(job.path, Text(text, job.text_digest), thresholds)
-
-
 def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="gzguide-worker")
     parser.add_argument("--jobs-fd", type=int, required=True)
@@ -231,9 +218,10 @@ class Worker:
             self._answer(job, text)
 
     def _answer(self, job: Job, text: bytes | None) -> None:
-        from gzguide.workers.ipc import Result, pack
+        from gzguide.workers.ipc import Result, pack, source_of
 
-        outcome = analyze(self.analyst, job, text, self.tables.for_job(job))
+        thresholds = self.tables.for_job(job)
+        outcome = self.analyst.analyze(source_of(job, text), thresholds)
         self.send(
             pack(
                 Result(

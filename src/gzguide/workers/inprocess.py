@@ -23,10 +23,8 @@ class InProcessBackend:
     def submit(self, job: Job, done: Done) -> None:
         if past(job.start_by):
             done(failed(CacheState.SKIPPED))
-        elif job.text is not None:
-            done(self.analyst.analyze_text(job.path, job.text, job.thresholds))
         else:
-            done(self.analyst.analyze(job.path, job.thresholds))
+            done(self.analyst.analyze(job.source, job.thresholds))
 
     def close(self) -> None:
         pass

@@ -26,6 +26,7 @@ import msgspec
 
 from gzguide.analysis.model import FileReport
 from gzguide.freshness import CacheState, Identity
+from gzguide.source import Buffer, Source
 
 _LENGTH: Final = struct.Struct("<I")
 HEADER_BYTES: Final = _LENGTH.size
@@ -85,6 +86,26 @@ def pack(message: ToWorker | FromWorker) -> bytes:
 
 class ProtocolError(Exception):
     """The other side sent something that is not a valid message."""
+
+
+def job_message(
+    seq: int, source: Source, table: str, new_table: Table | None
+) -> tuple[Job, bytes | None]:
+    """The job pipe's message for a job of ``source``, and the text bytes that follow it."""
+    buffer = source.buffer
+    if buffer is None:
+        return Job(seq, source.path, table, new_table), None
+    data = buffer.data()
+    return Job(seq, source.path, table, new_table, buffer.digest(), len(data)), data
+
+
+def source_of(job: Job, text: bytes | None) -> Source:
+    """What a job read from the job pipe is of: its file, or the text that came behind it."""
+    if text is None:
+        return Source(job.path)
+    if job.text_digest is None:
+        raise ProtocolError(f"job {job.seq} carries a text without its digest")
+    return Source(job.path, Buffer(text, job.text_digest))
 
 
 class _Reader:

@@ -16,8 +16,9 @@ Bounded by entry count, least recently used out.
 
 Reports are also kept by content: the digest of the bytes they are for (which
 the worker reports with each outcome) and the table. That is how an editor's
-buffer is answered again (:meth:`Memo.lookup_text`): a buffer sent unchanged, or
-equal to a file version analyzed before, gets its report without a worker. A
+buffer is answered again (a buffer's :class:`~gzguide.source.Source` is looked up
+by its digest): a buffer sent unchanged, or equal to a file version analyzed
+before, gets its report without a worker. A
 content entry is true of its bytes whatever happens to any file, so it needs no
 racy rule; they are fewer (``DEFAULT_MAX_CONTENTS``), since each edit of a
 buffer makes a version that is seldom asked about again.
@@ -41,6 +42,7 @@ from typing import Final
 from gzguide.analysis.model import EMPTY_REPORT
 from gzguide.freshness import FAILED_STATES, CacheState, Identity, identity_of, is_racy
 from gzguide.lru import Lru
+from gzguide.source import Source
 from gzguide.workers import Outcome
 
 DEFAULT_MAX_ENTRIES: Final = 4096
@@ -71,8 +73,30 @@ class Memo:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def lookup(self, path: str, st: os.stat_result | None, table: str) -> Outcome | None:
-        """The stored outcome for the version ``st`` describes under ``table``, if any."""
+    def lookup(self, source: Source, st: os.stat_result | None, table: str) -> Outcome | None:
+        """The stored outcome for this version of ``source`` under ``table``, if any.
+
+        A file's version is the one ``st`` (the stat the service took of it)
+        describes; a buffer's is its bytes, known by their digest (``st`` is None).
+        """
+        buffer = source.buffer
+        if buffer is not None:
+            return self._by_digest(buffer.digest(), table)
+        return self._by_identity(source.path, st, table)
+
+    def store(
+        self, source: Source, st: os.stat_result | None, table: str, outcome: Outcome
+    ) -> None:
+        """Remember ``outcome``, the analysis of ``source`` (a file as ``st`` found it before
+        the job, or a buffer's bytes)."""
+        buffer = source.buffer
+        if buffer is not None:
+            self._store_buffer(buffer.digest(), table, outcome)
+        else:
+            self._store_file(source.path, st, table, outcome)
+
+    def _by_identity(self, path: str, st: os.stat_result | None, table: str) -> Outcome | None:
+        """The outcome stored (or the quarantine's) for the version of ``path`` ``st`` describes."""
         if st is None:
             return None
         identity = identity_of(st)
@@ -98,7 +122,9 @@ class Memo:
         self._quarantine.pop(path)
         return None
 
-    def store(self, path: str, st: os.stat_result | None, table: str, outcome: Outcome) -> None:
+    def _store_file(
+        self, path: str, st: os.stat_result | None, table: str, outcome: Outcome
+    ) -> None:
         """Remember ``outcome``, the analysis of ``path`` as ``st`` found it before the job."""
         if outcome.cache in FAILED_STATES:
             self._entries.pop(path)
@@ -113,7 +139,7 @@ class Memo:
             return
         self._entries.put(path, (identity, table, memo))
 
-    def lookup_text(self, digest: bytes, table: str) -> Outcome | None:
+    def _by_digest(self, digest: bytes, table: str) -> Outcome | None:
         """The stored outcome for the bytes of ``digest`` under ``table``, if any."""
         known = self._contents.get((digest, table))
         if known is not None:
@@ -125,8 +151,8 @@ class Memo:
             self._failed_texts.pop(digest)
         return None
 
-    def store_text(self, digest: bytes, table: str, outcome: Outcome) -> None:
-        """Remember ``outcome``, the analysis of a text whose bytes have ``digest``."""
+    def _store_buffer(self, digest: bytes, table: str, outcome: Outcome) -> None:
+        """Remember ``outcome``, the analysis of a buffer whose bytes have ``digest``."""
         if outcome.cache in FAILED_STATES:
             self._failed_texts.put(digest, time.monotonic() + QUARANTINE_S)
             return

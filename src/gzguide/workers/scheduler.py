@@ -181,7 +181,7 @@ class Scheduler:
     def submit(self, token: int, job: Job, now: float) -> list[Action]:
         if self.gave_up is not None:
             return [GiveUp(self.gave_up, (token,))]
-        slot = self._slots[self.affinity(job.path)]
+        slot = self._slots[self.affinity(job.source.path)]
         slot.queue.append(_Entry(token, job))
         return self._feed(slot, now)
 
@@ -325,12 +325,8 @@ class Scheduler:
         if slot.table != fingerprint:
             new_table = ipc.Table(table.source, table.document)
             slot.table = fingerprint
-        text = job.text
-        message = ipc.Job(entry.token, job.path, fingerprint, new_table)
-        if text is None:
-            return Send(slot.index, ipc.pack(message))
-        message.text_digest, message.text_bytes = text.digest, len(text.data)
-        return Send(slot.index, ipc.pack(message), text.data)
+        message, text = ipc.job_message(entry.token, job.source, fingerprint, new_table)
+        return Send(slot.index, ipc.pack(message), text)
 
     def _skip_late(self, slot: _Slot, now: float) -> list[Action]:
         """Queued jobs whose start-by time passed, from the front of the queue."""
@@ -398,12 +394,13 @@ def _fail_head(slot: _Slot, worker: WorkerRef, reason: WorkerEnd) -> list[Action
         return []
     head = slot.inflight.popleft()
     state = CacheState.TIMEOUT if reason is WorkerEnd.TIMEOUT else CacheState.CRASHED
+    source = head.job.source
     fields: dict[str, object] = {
         "worker": worker.as_log(),
         "reason": state.value,
-        "file_path": head.job.path,
+        "file_path": source.path,
         "seq": head.token,
     }
-    if head.job.text is not None:
+    if source.buffer is not None:
         fields["source"] = "text"
     return [Notice("job_failed", fields), Complete(head.token, failed(state, worker))]

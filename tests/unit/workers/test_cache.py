@@ -8,6 +8,7 @@ import time
 import weakref
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,9 +20,10 @@ from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
 from gzguide.analysis.policy.thresholds import default_thresholds, parse_thresholds
 from gzguide.analysis.source import MAX_SOURCE_BYTES
 from gzguide.freshness import RACY_WINDOW_NS, CacheState, Identity, content_digest, identity_of
-from gzguide.guide.messages import AnalyzeParams
-from gzguide.service import AnalysisService
-from gzguide.workers import Backend, Done, Job, Outcome, Text, failed, ipc
+from gzguide.guide.messages import BufferText
+from gzguide.service import AnalysisService, Request
+from gzguide.source import Buffer, Source
+from gzguide.workers import Backend, Done, Job, Outcome, failed, ipc
 from gzguide.workers import analyst as analyst_module
 from gzguide.workers import memo as memo_module
 from gzguide.workers.analyst import Analyst
@@ -77,7 +79,7 @@ def test_analyst_cache_stays_within_its_bounds(tmp_path: Path) -> None:
     for i in range(20):
         path = tmp_path / f"m{i}.py"
         path.write_text(BRANCHY)
-        analyst.analyze(str(path), TABLE)
+        analyst.analyze(Source(str(path)), TABLE)
     assert len(analyst.cache) == 5
 
 
@@ -87,8 +89,8 @@ def test_a_hit_neither_rereads_nor_reparses(tmp_path: Path) -> None:
     old = time.time_ns() - 10 * 10**9
     os.utime(path, ns=(old, old))
     analyst = Analyst(lambda *a, **k: None)
-    assert analyst.analyze(str(path), TABLE).cache == "miss"
-    assert [analyst.analyze(str(path), TABLE).cache for _ in range(3)] == ["hit"] * 3
+    assert analyst.analyze(Source(str(path)), TABLE).cache == "miss"
+    assert [analyst.analyze(Source(str(path)), TABLE).cache for _ in range(3)] == ["hit"] * 3
     assert analyst.parses == 1
 
 
@@ -100,15 +102,15 @@ def test_a_racy_entry_is_verified_by_content(
     path = tmp_path / "m.py"
     path.write_text(BRANCHY)
     analyst = Analyst(lambda *a, **k: None)
-    first = analyst.analyze(str(path), TABLE)
+    first = analyst.analyze(Source(str(path)), TABLE)
     assert first.cache == "miss" and len(radon_cc(first.report)) == 1
     frozen: Identity = first.identity  # type: ignore[assignment]
     monkeypatch.setattr(analyst_module, "identity_of", lambda st: frozen)
     # unchanged content: verified by hash, served from the cache, not parsed again
-    assert analyst.analyze(str(path), TABLE).cache == "racy"
+    assert analyst.analyze(Source(str(path)), TABLE).cache == "racy"
     assert analyst.parses == 1
     path.write_text(CALM_SAME_SIZE)  # same size, same (forced) identity, other content
-    fresh = analyst.analyze(str(path), TABLE)
+    fresh = analyst.analyze(Source(str(path)), TABLE)
     assert fresh.cache == "miss" and radon_cc(fresh.report) == []
     assert analyst.parses == 2
 
@@ -121,11 +123,11 @@ def test_an_entry_safely_older_than_its_read_is_trusted_on_identity(
     old = time.time_ns() - 10 * 10**9
     os.utime(path, ns=(old, old))
     analyst = Analyst(lambda *a, **k: None)
-    frozen = analyst.analyze(str(path), TABLE).identity
+    frozen = analyst.analyze(Source(str(path)), TABLE).identity
     monkeypatch.setattr(analyst_module, "identity_of", lambda st: frozen)
     path.write_text(CALM_SAME_SIZE)
     # Git's rule, by design: an identical, non-racy identity is trusted without reading.
-    assert analyst.analyze(str(path), TABLE).cache == "hit"
+    assert analyst.analyze(Source(str(path)), TABLE).cache == "hit"
 
 
 class CountingBackend:
@@ -137,9 +139,9 @@ class CountingBackend:
         self.read_at_ns = read_at_ns
 
     def submit(self, job: Job, done: Done) -> None:
-        self.calls.append(job.path)
+        self.calls.append(job.source.path)
         self.jobs.append(job)
-        identity = identity_of(os.stat(job.path))
+        identity = identity_of(os.stat(job.source.path))
         done(Outcome(EMPTY_REPORT, CacheState.MISS, identity, self.read_at_ns))
 
     def close(self) -> None:
@@ -154,7 +156,7 @@ class FailingBackend:
         self.calls: list[str] = []
 
     def submit(self, job: Job, done: Done) -> None:
-        self.calls.append(job.path)
+        self.calls.append(job.source.path)
         done(failed(self.reason))
 
     def close(self) -> None:
@@ -168,7 +170,7 @@ def memoized(root: Path, backend: Backend, max_entries: int = 4096) -> AnalysisS
 
 def ask(service: AnalysisService, path: Path) -> CacheState:
     """One single-file request; how its answer was obtained."""
-    (part,) = service.analyze_now(AnalyzeParams(file_path=str(path))).files
+    (part,) = service.analyze_now(Request(Source(str(path)))).files
     return part.cache
 
 
@@ -224,7 +226,7 @@ def test_memo_is_bounded(tmp_path: Path) -> None:
         path = old_file(tmp_path, f"m{i}.py")
         st = path.stat()
         outcome = Outcome(EMPTY_REPORT, CacheState.MISS, identity_of(st), time.time_ns())
-        memo.store(str(path), st, TABLE.fingerprint, outcome)
+        memo.store(Source(str(path)), st, TABLE.fingerprint, outcome)
     assert len(memo) == 3
 
 
@@ -272,7 +274,7 @@ def test_memo_answers_and_quarantines_files_of_a_directory_request_too(tmp_path:
     service = memoized(tmp_path, failing)
 
     def states() -> list[CacheState]:
-        answer = service.analyze_now(AnalyzeParams(file_path="pkg"))
+        answer = service.analyze_now(Request(Source("pkg")))
         assert answer.directory and [p.hint_path for p in answer.files] == [
             f"pkg/m{i}.py" for i in range(3)
         ]
@@ -292,8 +294,8 @@ def test_in_process_backend_skips_files_after_their_start_by(tmp_path: Path) -> 
     path = old_file(tmp_path)
     backend = InProcessBackend()
     outcomes: list[Outcome] = []
-    backend.submit(Job(str(path), TABLE, time.monotonic() - 1), outcomes.append)
-    backend.submit(Job(str(path), TABLE, time.monotonic() + 60), outcomes.append)
+    backend.submit(Job(Source(str(path)), TABLE, time.monotonic() - 1), outcomes.append)
+    backend.submit(Job(Source(str(path)), TABLE, time.monotonic() + 60), outcomes.append)
     assert [o.cache for o in outcomes] == ["skipped", "miss"]
 
 
@@ -356,7 +358,7 @@ def test_a_directory_listing_gets_half_the_budget_and_the_analysis_all_of_it(
     backend = CountingBackend(0)
     service = AnalysisService(str(tmp_path), backend, directory_budget_s=4.0)
     before = time.monotonic()
-    service.analyze_now(AnalyzeParams(file_path="pkg"))
+    service.analyze_now(Request(Source("pkg")))
     (job,) = backend.jobs
     walk, analysis = deadlines["walk"], job.start_by
     assert walk is not None and analysis is not None
@@ -380,8 +382,8 @@ def test_a_worker_parses_a_table_once_and_refuses_one_it_was_never_sent() -> Non
 # -- texts: versions known by their content digest ---------------------------------------
 
 
-def text_of(data: bytes) -> Text:
-    return Text(data, content_digest(data))
+def text_of(data: bytes) -> Buffer:
+    return Buffer(data, content_digest(data))
 
 
 def test_the_cache_finds_entries_by_digest_until_they_leave() -> None:
@@ -424,13 +426,13 @@ def test_the_digest_index_never_names_an_entry_that_is_gone(
 def test_a_text_is_analyzed_as_a_file_of_its_bytes_and_kept_by_digest(tmp_path: Path) -> None:
     analyst = Analyst(lambda *a, **k: None)
     data = BRANCHY.encode()
-    first = analyst.analyze_text(str(tmp_path / "m.py"), text_of(data), TABLE)
+    first = analyst.analyze(Source(str(tmp_path / "m.py"), text_of(data)), TABLE)
     assert first.cache == "miss" and first.digest == content_digest(data)
     assert first.identity is None and len(radon_cc(first.report)) == 1
     path = tmp_path / "bytes.py"
     path.write_bytes(data)
-    assert analyst.analyze(str(path), TABLE).report == first.report
-    again = analyst.analyze_text(str(tmp_path / "m.py"), text_of(data), TABLE)
+    assert analyst.analyze(Source(str(path)), TABLE).report == first.report
+    again = analyst.analyze(Source(str(tmp_path / "m.py"), text_of(data)), TABLE)
     assert again.cache == "hit" and again.report is first.report
     assert analyst.parses == 1  # the file's bytes were the text's: parsed once for both
 
@@ -438,12 +440,12 @@ def test_a_text_is_analyzed_as_a_file_of_its_bytes_and_kept_by_digest(tmp_path: 
 def test_a_text_equal_to_a_cached_file_is_not_parsed_again(tmp_path: Path) -> None:
     path = old_file(tmp_path)
     analyst = Analyst(lambda *a, **k: None)
-    from_file = analyst.analyze(str(path), TABLE)
+    from_file = analyst.analyze(Source(str(path)), TABLE)
     for name in ("m.py", "other.py"):
-        shared = analyst.analyze_text(str(tmp_path / name), text_of(path.read_bytes()), TABLE)
+        shared = analyst.analyze(Source(str(tmp_path / name), text_of(path.read_bytes())), TABLE)
         assert shared.cache == "hit" and shared.report is from_file.report
     other = parse_thresholds(table(("radon_cc", 2, "advise")), "other.json")
-    assert analyst.analyze_text(str(path), text_of(path.read_bytes()), other).cache == "hit"
+    assert analyst.analyze(Source(str(path), text_of(path.read_bytes())), other).cache == "hit"
     assert analyst.parses == 1
 
 
@@ -451,14 +453,14 @@ def test_a_buffer_keeps_one_version_and_oversize_texts_are_unanalyzable(tmp_path
     analyst = Analyst(lambda *a, **k: None)
     path = str(tmp_path / "m.py")
     for i in range(5):
-        analyst.analyze_text(path, text_of(BRANCHY.encode() + b"# %d\n" % i), TABLE)
+        analyst.analyze(Source(path, text_of(BRANCHY.encode() + b"# %d\n" % i)), TABLE)
     assert len(analyst.cache) == 1
     over = b"#" * (MAX_SOURCE_BYTES + 1)
-    outcome = analyst.analyze_text(path, text_of(over), TABLE)
+    outcome = analyst.analyze(Source(path, text_of(over)), TABLE)
     assert outcome.cache == "unanalyzable" and outcome.report.findings == []
-    broken = analyst.analyze_text(path, text_of(b"def broken(:\n"), TABLE)
+    broken = analyst.analyze(Source(path, text_of(b"def broken(:\n")), TABLE)
     assert broken.cache == "miss" and broken.report.findings == []
-    assert analyst.analyze_text(path, text_of(b"def broken(:\n"), TABLE).cache == "hit"
+    assert analyst.analyze(Source(path, text_of(b"def broken(:\n")), TABLE).cache == "hit"
 
 
 def text_service(root: Path, backend: Backend) -> AnalysisService:
@@ -466,7 +468,7 @@ def text_service(root: Path, backend: Backend) -> AnalysisService:
 
 
 def ask_text(service: AnalysisService, file_path: str, data: bytes) -> CacheState:
-    answer = service.analyze_text_now(file_path, data)
+    answer = service.analyze_now(Request(Source(file_path, Buffer(data))))
     assert answer.text_bytes == len(data) and answer.path == file_path
     (part,) = answer.files
     assert part.hint_path == file_path
@@ -482,11 +484,12 @@ class TextBackend:
 
     def submit(self, job: Job, done: Done) -> None:
         self.jobs.append(job)
-        assert job.text is not None
+        buffer = job.source.buffer
+        assert buffer is not None
         if self.fail is not None:
             done(failed(self.fail))
         else:
-            done(Outcome(EMPTY_REPORT, CacheState.MISS, digest=job.text.digest))
+            done(Outcome(EMPTY_REPORT, CacheState.MISS, digest=buffer.digest()))
 
     def close(self) -> None:
         pass
@@ -501,15 +504,31 @@ def test_the_service_answers_a_text_sent_again_from_the_memo(tmp_path: Path) -> 
     assert ask_text(service, "m.py", data + b"\n") == "miss"
     (job, _changed) = backend.jobs
     # The job goes where the file's would, with the bytes and their digest.
-    assert job.path == str(tmp_path / "m.py")
-    assert job.text == Text(data, content_digest(data))
+    assert job.source.path == str(tmp_path / "m.py")
+    buffer = job.source.buffer
+    assert buffer is not None
+    assert (buffer.data(), buffer.digest()) == (data, content_digest(data))
+
+
+def test_a_job_keeps_the_requests_bytes_when_the_request_lets_go_of_them(
+    tmp_path: Path,
+) -> None:
+    backend = TextBackend()
+    service = text_service(tmp_path, backend)
+    data = "x = 'é'\n".encode()
+    text = BufferText(data, msgspec.Raw(msgspec.json.encode(data.decode())))
+    service.analyze_now(Request(Source("m.py", text)))
+    text.release()  # what TextRequests does once a newer text comes
+    (job,) = backend.jobs
+    assert job.source.buffer is not None
+    assert job.source.buffer.data() is data  # the request's one copy, not decoded again
 
 
 def test_the_service_answers_a_text_equal_to_a_file_version_it_analyzed(tmp_path: Path) -> None:
     path = old_file(tmp_path)
     service = AnalysisService(str(tmp_path), InProcessBackend(), memo=Memo())
-    from_file = service.analyze_now(AnalyzeParams(file_path="m.py"))
-    as_text = service.analyze_text_now("m.py", path.read_bytes())
+    from_file = service.analyze_now(Request(Source("m.py")))
+    as_text = service.analyze_now(Request(Source("m.py", Buffer(path.read_bytes()))))
     assert as_text.files[0].cache == "memo"
     assert as_text.files[0].report is from_file.files[0].report
 
@@ -539,19 +558,26 @@ def test_a_text_whose_analysis_failed_is_quarantined_by_its_digest(
     assert ask_text(service, "m.py", b"x = 1\n") == reason  # the quarantine ended at once
 
 
+def buffer_of(data: bytes) -> Source:
+    """A buffer of ``m.py`` holding ``data``."""
+    return Source("m.py", Buffer(data))
+
+
 def test_the_memo_keeps_a_bounded_number_of_contents() -> None:
     memo = Memo(max_contents=3)
     outcome = Outcome(EMPTY_REPORT, CacheState.MISS)
     for i in range(5):
-        memo.store_text(b"%d" % i, TABLE.fingerprint, outcome)
-    assert [memo.lookup_text(b"%d" % i, TABLE.fingerprint) is not None for i in range(5)] == [
+        memo.store(buffer_of(b"%d" % i), None, TABLE.fingerprint, outcome)
+    assert [
+        memo.lookup(buffer_of(b"%d" % i), None, TABLE.fingerprint) is not None for i in range(5)
+    ] == [
         False,
         False,
         True,
         True,
         True,
     ]
-    assert memo.lookup_text(b"4", "another table") is None
+    assert memo.lookup(buffer_of(b"4"), None, "another table") is None
 
 
 def test_a_failing_service_costs_a_text_its_answer_only(tmp_path: Path) -> None:
@@ -566,7 +592,7 @@ def test_a_failing_service_costs_a_text_its_answer_only(tmp_path: Path) -> None:
     service = AnalysisService(
         str(tmp_path), Broken(), memo=Memo(), on_error=lambda event, **f: errors.append(f)
     )
-    answer = service.analyze_text_now("m.py", b"x = 1\n", 3)
+    answer = service.analyze_now(Request(Source("m.py", Buffer(b"x = 1\n")), 3))
     assert answer.files == () and answer.text_bytes == 6 and answer.cursor == 3
     assert errors and errors[0]["source"] == "text"
 
@@ -574,7 +600,7 @@ def test_a_failing_service_costs_a_text_its_answer_only(tmp_path: Path) -> None:
 def test_the_in_process_backend_analyzes_a_texts_bytes_not_the_file(tmp_path: Path) -> None:
     path = old_file(tmp_path)  # BRANCHY on disk
     outcomes: list[Outcome] = []
-    InProcessBackend().submit(Job(str(path), TABLE, text=text_of(b"x = 1\n")), outcomes.append)
+    InProcessBackend().submit(Job(Source(str(path), text_of(b"x = 1\n")), TABLE), outcomes.append)
     assert [o.report.findings for o in outcomes] == [[]]
 
 
@@ -582,17 +608,18 @@ def test_only_the_buffers_sent_last_keep_their_text_parsed(tmp_path: Path) -> No
     analyst = Analyst(lambda *a, **k: None)
     paths = [str(tmp_path / f"m{i}.py") for i in range(analyst_module.MAX_TEXT_ENTRIES + 3)]
     for i, path in enumerate(paths):
-        analyst.analyze_text(path, text_of(BRANCHY.encode() + b"# %d\n" % i), TABLE)
+        analyst.analyze(Source(path, text_of(BRANCHY.encode() + b"# %d\n" % i)), TABLE)
     assert len(analyst.cache) == analyst_module.MAX_TEXT_ENTRIES
     last = paths[-1]
     assert (
-        analyst.analyze_text(
-            last, text_of(BRANCHY.encode() + b"# %d\n" % (len(paths) - 1)), TABLE
+        analyst.analyze(
+            Source(last, text_of(BRANCHY.encode() + b"# %d\n" % (len(paths) - 1))), TABLE
         ).cache
         == "hit"
     )
     assert (
-        analyst.analyze_text(paths[0], text_of(BRANCHY.encode() + b"# 0\n"), TABLE).cache == "miss"
+        analyst.analyze(Source(paths[0], text_of(BRANCHY.encode() + b"# 0\n")), TABLE).cache
+        == "miss"
     )
 
 

@@ -20,7 +20,8 @@ from gzguide.analysis.model import EMPTY_REPORT
 from gzguide.analysis.policy.thresholds import default_thresholds, parse_thresholds
 from gzguide.answer import WorkerRef
 from gzguide.freshness import CacheState, content_digest
-from gzguide.workers import Job, Text, ipc
+from gzguide.source import Buffer, Source
+from gzguide.workers import Job, ipc
 from gzguide.workers.scheduler import (
     MAX_FAILED_STARTS,
     PIPELINE_DEPTH,
@@ -88,8 +89,15 @@ class Host:
                 self.live.pop(action.slot, None)
         return done
 
-    def submit(self, token: int, path: str = "/a.py", **kw: object) -> list[Action]:
-        return self.run(self.scheduler.submit(token, Job(path, TABLE, **kw), self.now))  # type: ignore[arg-type]
+    def submit(
+        self,
+        token: int,
+        path: str = "/a.py",
+        text: Buffer | None = None,
+        start_by: float | None = None,
+    ) -> list[Action]:
+        job = Job(Source(path, text), TABLE, start_by)
+        return self.run(self.scheduler.submit(token, job, self.now))
 
     def receive(self, slot: int, data: bytes) -> list[Action]:
         return self.run(self.scheduler.received(slot, data, self.now))
@@ -119,9 +127,11 @@ def test_a_table_change_is_sent_once_and_a_successor_gets_the_table_anew() -> No
     host = Host()
     host.submit(1)
     host.receive(0, ready() + result(1))
-    (changed,) = sent_jobs(host.run(host.scheduler.submit(2, Job("/a.py", OTHER), host.now)))
+    (changed,) = sent_jobs(
+        host.run(host.scheduler.submit(2, Job(Source("/a.py"), OTHER), host.now))
+    )
     assert changed.new_table is not None and changed.table == OTHER.fingerprint
-    (behind,) = sent_jobs(host.run(host.scheduler.submit(3, Job("/a.py", OTHER), host.now)))
+    (behind,) = sent_jobs(host.run(host.scheduler.submit(3, Job(Source("/a.py"), OTHER), host.now)))
     assert behind.new_table is None
     # It dies with job 2 in its hands: job 3 goes to its successor, with the table.
     (resent,) = sent_jobs(host.end(0))
@@ -286,7 +296,9 @@ def test_after_failed_starts_in_a_row_the_scheduler_gives_up_and_hands_jobs_back
     assert "3 workers in a row" in give_up.reason
     assert give_up.tokens == (4,)
     assert of(Spawn, actions) == []
-    assert host.scheduler.submit(3, Job("/b.py", TABLE), host.now) == [GiveUp(give_up.reason, (3,))]
+    assert host.scheduler.submit(3, Job(Source("/b.py"), TABLE), host.now) == [
+        GiveUp(give_up.reason, (3,))
+    ]
     assert host.scheduler.start() == []
 
 
@@ -302,7 +314,7 @@ def test_a_ready_worker_resets_the_count_of_failed_starts() -> None:
 
 def test_a_worker_that_cannot_be_started_gives_up_at_once() -> None:
     scheduler = Scheduler(1, TIMEOUT)
-    (spawn,) = scheduler.submit(1, Job("/a.py", TABLE), 0.0)
+    (spawn,) = scheduler.submit(1, Job(Source("/a.py"), TABLE), 0.0)
     assert isinstance(spawn, Spawn)
     (give_up,) = scheduler.spawn_failed(spawn.slot, "no such file")
     assert isinstance(give_up, GiveUp)
@@ -326,8 +338,8 @@ def test_events_for_a_gone_worker_are_ignored() -> None:
 # -- texts: their bytes follow their job, outside the msgpack ------------------------------
 
 
-def text_of(data: bytes) -> Text:
-    return Text(data, content_digest(data))
+def text_of(data: bytes) -> Buffer:
+    return Buffer(data, content_digest(data))
 
 
 def test_a_text_job_sends_its_bytes_as_they_are_after_its_message() -> None:
@@ -359,6 +371,28 @@ def test_the_job_failed_line_of_a_text_says_so() -> None:
     host.receive(0, ready())
     (notice,) = [n for n in of(Notice, host.tick(host.now + TIMEOUT)) if n.event == "job_failed"]
     assert notice.fields["source"] == "text" and notice.fields["reason"] == "timeout"
+
+
+def test_a_source_crosses_the_job_pipe_and_comes_back_as_it_was() -> None:
+    data = b"x = 1\n"
+    for source in (Source("/a.py"), Source("/a.py", Buffer(data)), Source("/e.py", Buffer(b""))):
+        message, text = ipc.job_message(7, source, "fp", None)
+        reader = ipc.job_reader()
+        reader.feed(ipc.pack(message) + (text or b""))
+        ((job, arrived),) = reader.jobs()
+        back = ipc.source_of(job, arrived)
+        assert back.path == source.path
+        if source.buffer is None:
+            assert back.buffer is None and text is None
+        else:
+            assert back.buffer is not None
+            assert back.buffer.data() == source.buffer.data()
+            assert back.buffer.digest() == source.buffer.digest()
+
+
+def test_a_text_without_its_digest_is_a_protocol_error() -> None:
+    with pytest.raises(ipc.ProtocolError):
+        ipc.source_of(ipc.Job(1, "/a.py", "fp"), b"x = 1\n")
 
 
 def job_stream(jobs: list[tuple[int, bytes | None]]) -> bytes:
