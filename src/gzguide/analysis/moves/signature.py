@@ -97,15 +97,55 @@ def _flag_split(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None
     body_lines = max(scope.end_line - node.body[0].lineno + 1, 1)
     for flag in sorted(_flag_defaults(node) & set(named)):
         # From the statements alone: the ifs that test the flag, and how much they hold;
-        # only then the walk: the flag must be read nowhere else.
+        # only then the walk: the flag must be read nowhere else; last, the callers.
         tests = _tests_of(node.body, flag)
-        if (
-            _at_the_top(tests, node.body)
-            and _selects_enough(tests, body_lines)
-            and _read_only_by(tests, flag, scope, facts)
-        ):
+        placed = _at_the_top(tests, node.body) and _selects_enough(tests, body_lines)
+        if placed and _only_chooses(scope, facts, tests, named.index(flag), flag):
             return _flag_move(scope, flag, tests)
     return None
+
+
+def _only_chooses(
+    scope: Scope, facts: FileFacts, tests: list[ast.If], position: int, flag: str
+) -> bool:
+    """Whether the flag is read only by its tests, and the file's callers pick its value."""
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    return _read_only_by(tests, flag, scope, facts) and _callers_choose(
+        facts.tree, node.name, position, flag
+    )
+
+
+def _callers_choose(tree: ast.Module, name: str, position: int, flag: str) -> bool:
+    """Whether the file's calls of ``name`` say which value they want: there is one,
+    and each passes ``flag`` as a literal or leaves it out. A caller that passes a
+    variable on would only move the ``if`` into itself (and a function called from
+    outside the file is someone's interface)."""
+    passed = [_flag_argument(call, position, flag) for call in _calls_of(tree, name)]
+    return bool(passed) and all(a is None or isinstance(a, ast.Constant) for a in passed)
+
+
+def _calls_of(tree: ast.Module, name: str) -> Iterator[ast.Call]:
+    for node in ast.walk(tree):
+        match node:
+            case ast.Call(func=ast.Name(id=called) | ast.Attribute(attr=called)) if called == name:
+                yield node
+
+
+def _flag_argument(call: ast.Call, position: int, flag: str) -> ast.expr | None:
+    """What a call passes for the flag: by keyword, or at its place; None if nothing."""
+    by_name = next((k.value for k in call.keywords if k.arg == flag), None)
+    if by_name is not None:
+        return by_name
+    return _at_position(call.args, position)
+
+
+def _at_position(args: list[ast.expr], position: int) -> ast.expr | None:
+    """The argument at ``position``; a ``*args`` before it is no literal either."""
+    for arg in args[: position + 1]:
+        if isinstance(arg, ast.Starred):
+            return arg
+    return args[position] if position < len(args) else None
 
 
 def _at_the_top(tests: list[ast.If], body: list[ast.stmt]) -> bool:

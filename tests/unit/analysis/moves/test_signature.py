@@ -65,6 +65,9 @@ def test_a_flag_that_selects_the_whole_body_is_a_split() -> None:
             log(path)
         else:
             write(path, rows)
+
+    def save(rows):
+        export(rows, "out.gz", compressed=True)
     """
     f = move(source, "lizard_param_count")
     assert f.kind == Kind.FLAG_SPLIT
@@ -82,6 +85,9 @@ def test_a_flag_tested_twice_names_both_ifs() -> None:
         if compressed:
             log(path, 'compressed')
             notify(path)
+
+    def save(rows):
+        export(rows, "out", False)
     """
     f = move(source, "lizard_param_count")
     assert f.kind == Kind.FLAG_SPLIT
@@ -117,3 +123,21 @@ def test_a_long_list_of_plain_parameters_is_named_as_such() -> None:
     assert f.move.startswith("The signature on line 2 takes 5 parameters (`host`, `port`")
     # Four are not a long list.
     assert kinds(source.replace(", timeout", "")) == []
+
+
+def test_a_flag_callers_pass_on_is_no_split() -> None:
+    source = """
+    def export(rows, path, compressed=False):
+        if compressed:
+            data = compress(rows)
+            write(path, data)
+            log(path)
+        else:
+            write(path, rows)
+
+    def save(rows, packed):
+        export(rows, "out", packed)
+    """
+    assert Kind.FLAG_SPLIT not in kinds(source)  # the caller would only take the if
+    unseen = source.split("\n\n    def save")[0] + "\n"
+    assert Kind.FLAG_SPLIT not in kinds(unseen)  # no caller in the file says what it wants
