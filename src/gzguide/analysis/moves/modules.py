@@ -23,6 +23,9 @@ from gzguide.analysis.moves.registry import rule
 
 MIN_GROUP_SHARE: Final = 0.3
 MIN_GROUP_LINES: Final = 100
+#: A module whose definitions hold fewer lines is a size a reader takes in whole: two
+#: groups in it are no reason for two files.
+MIN_SPLIT_LINES: Final = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,8 @@ def _group(members: list[TopLevel]) -> _Group:
 def _large(groups: list[_Group]) -> list[_Group]:
     """The groups that each make up a large part of the module."""
     total = sum(g.lines for g in groups)
+    if total < MIN_SPLIT_LINES:
+        return []
     return [g for g in groups if g.lines >= MIN_GROUP_LINES and g.lines >= total * MIN_GROUP_SHARE]
 
 

@@ -25,14 +25,19 @@ def _group(prefix: str, count: int, extra: str = "") -> str:
 
 
 def test_a_module_of_two_unrelated_groups_splits_unless_they_share_global_state() -> None:
-    apart = _group("a", 10) + "\n" + _group("b", 10)
+    apart = _group("a", 25) + "\n" + _group("b", 25)
     move_ = split_move(top_level(ast.parse(apart), apart))
     assert move_ is not None and "never refer to each other" in move_.text
     assert move_.kind == Kind.SPLIT_MODULE
     # `b0` sets a global that `a0` reads: moving either group away breaks the other.
     shared = (
-        _group("a", 10, "    print(CACHE)\n")
+        _group("a", 25, "    print(CACHE)\n")
         + "\n"
-        + _group("b", 10, "    global CACHE\n    CACHE = x\n")
+        + _group("b", 25, "    global CACHE\n    CACHE = x\n")
     )
     assert split_move(top_level(ast.parse(shared), shared)) is None
+
+
+def test_a_module_a_reader_takes_in_whole_does_not_split() -> None:
+    small = _group("a", 12) + "\n" + _group("b", 12)  # two groups of 144 lines
+    assert split_move(top_level(ast.parse(small), small)) is None
