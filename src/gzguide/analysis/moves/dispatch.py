@@ -37,7 +37,6 @@ from gzguide.analysis.facts.walk import FunctionView, Stmt
 from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, code, lines
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import function_rule
-from gzguide.analysis.moves.rendering import render
 from gzguide.analysis.moves.syntax import extent, if_chain
 
 SWITCH: Final = "switch_on_type"
@@ -52,11 +51,8 @@ HANDLER_ARMS: Final = 4
 HANDLER_LINES: Final = 12
 #: Up to so many arms of one line each read better as they are than as handlers.
 ONE_LINE_ARMS: Final = 5
-#: So many same-shaped ``if``s in a row make a table; two suffice when each is a
-#: block of this many lines.
-REPEATS: Final = 3
-
-
+#: Two same-shaped ``if``s in a row make a helper when each is a block of this many
+#: lines.
 BLOCK_REPEAT_LINES: Final = 4
 
 
@@ -478,57 +474,15 @@ def _case_shape(node: ast.If) -> object:
 
 @function_rule(Kind.TABLE_OF_CASES, concern=Concern.SIZE, doc="table_of_cases")
 def repeated_ifs(view: FunctionView) -> Iterator[Move]:
-    """Three or more ``if`` statements in a row whose bodies do the same thing with
-    other values (a message, a key, a type): a table of those values and one ``if``
-    in a loop say it once."""
+    """Two ``if`` statements in a row, each a block, whose bodies do the same thing
+    with other values: one helper, called for each, says it once."""
     for block in _blocks_of(view):
         for run in _case_runs(block):
-            if _near_copies(run) or (len(run) >= REPEATS and _a_table_of_values(run)):
+            # Three or more same-shaped ifs make no table: reviewers judged such tables
+            # not worth making (hot paths unrolled on purpose, checks each with its own
+            # message); two near copies still make a helper.
+            if _near_copies(run):
                 yield _run_move(run)
-
-
-def _a_table_of_values(run: list[ast.If]) -> bool:
-    """Whether what differs between the cases are values a table can hold (constants,
-    names of classes or functions), not attribute names (``self.width``, ``self.rate``),
-    which only ``getattr``/``setattr`` on strings could look up, where grep and editors
-    no longer find them."""
-    return not _store_elsewhere(run) and not any(_attributes_differ(run[0], c) for c in run[1:])
-
-
-def _attributes_differ(one: ast.If, other: ast.If) -> bool:
-    """Whether two cases of one shape use different attribute names."""
-    pairs = zip(ast.walk(one), ast.walk(other), strict=False)  # one shape: same walk
-    return any(_attribute(a) != _attribute(b) for a, b in pairs)
-
-
-def _attribute(node: ast.AST) -> str | None:
-    return node.attr if isinstance(node, ast.Attribute) else None
-
-
-def _store_elsewhere(run: list[ast.If]) -> bool:
-    """Whether the cases assign different variables or attributes (``self.width = 80``,
-    ``self.name = "main"``): only ``setattr`` on their names as strings could make
-    those a table (entries of one mapping, ``cfg["width"]``, a table can set)."""
-    return len({tuple(_stored_names(case)) for case in run}) > 1
-
-
-def _stored_names(case: ast.If) -> list[str]:
-    """The variables and attributes the body of ``case`` assigns, as written."""
-    return [
-        render(target)
-        for statement in case.body
-        for target in _targets(statement)
-        if isinstance(target, ast.Name | ast.Attribute)
-    ]
-
-
-def _targets(statement: ast.stmt) -> list[ast.expr]:
-    match statement:
-        case ast.Assign(targets=targets):
-            return targets
-        case ast.AugAssign(target=target) | ast.AnnAssign(target=target):
-            return [target]
-    return []
 
 
 def _case_runs(block: list[ast.stmt]) -> Iterator[list[ast.If]]:
@@ -557,17 +511,11 @@ def _near_copies(run: list[ast.If]) -> bool:
 def _run_move(run: list[ast.If]) -> Move:
     first, last = run[0], run[-1]
     span = (first.lineno, extent(last)[1])
-    if len(run) == 2:
-        text = (
-            f"The `if`s at {lines(first.lineno, first.end_lineno or 0)} and "
-            f"{lines(last.lineno, span[1])} do the same thing with other values: "
-            "one helper, called for each, says it once."
-        )
-    else:
-        text = (
-            f"The {len(run)} `if`s at {lines(*span)} do the same thing with other "
-            "values: a table of those values and one `if` in a loop say it once."
-        )
+    text = (
+        f"The `if`s at {lines(first.lineno, first.end_lineno or 0)} and "
+        f"{lines(last.lineno, span[1])} do the same thing with other values: "
+        "one helper, called for each, says it once."
+    )
     archetype = SWITCH if _one_subject_by_type(run) else UNCLASSIFIED
     gains = {Concern.SIZE: span[1] - span[0] + 1 - len(run) - 3}
     return Move(Kind.TABLE_OF_CASES, archetype, text, span, gains, 3)
