@@ -66,6 +66,8 @@ def copied_function(scope: Scope, facts: FileFacts) -> Move | None:
     found = facts.twins.copy_of(scope)
     if found is None or _mirrors(scope, found) or _stores_apart(scope, found):
         return None
+    if _typed_apart(scope.node, found.other.node):
+        return None
     node = scope.node
     assert not isinstance(node, ast.ClassDef)
     text = _copy_text(scope, found)
@@ -92,6 +94,22 @@ def _as_the_names_differ(ours: str, theirs: str, differing: tuple[tuple[str, str
     """Whether each difference is the one between the two class names."""
     mine, other = _differing_part(ours, theirs)
     return bool(mine or other) and all(a.replace(mine, other) == b for a, b in differing)
+
+
+def _typed_apart(one: ast.stmt, other: ast.stmt) -> bool:
+    """Whether two copies declare different types (a parameter's or the return's): each
+    is an interface of its own (``list_schema`` returning a ``ListSchema``,
+    ``set_schema`` a ``SetSchema``), which one helper would blur for type checkers."""
+    return _annotations(one) != _annotations(other)
+
+
+def _annotations(node: ast.stmt) -> list[str]:
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return []
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    shown = [a.annotation for a in every if a is not None]
+    return [ast.dump(t) for t in (*shown, node.returns) if t is not None]
 
 
 def _short(scope: Scope) -> bool:

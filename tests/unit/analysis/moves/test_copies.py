@@ -317,3 +317,22 @@ def test_a_copy_in_a_subclass_is_dropped_for_the_inherited_one() -> None:
     assert {f.start_line: f.move for f in hints(same, "radon_cc")}[3].endswith(
         "which the other class extends, and drop the copy."
     )
+
+
+def test_copies_that_declare_different_types_are_interfaces_of_their_own() -> None:
+    body = "".join(f"    step{n}(items, strict)\n" for n in range(4))
+    typed = f"""
+def list_schema(items: Schema, strict: bool = False) -> ListSchema:
+    if strict:
+        check(items)
+{body}    return build('list', items, strict)
+
+
+def set_schema(items: Schema, strict: bool = False) -> SetSchema:
+    if strict:
+        check(items)
+{body}    return build('set', items, strict)
+"""
+    assert Kind.COPIED_FUNCTION not in kinds(typed)
+    plain = typed.replace("-> ListSchema", "-> Schema").replace("-> SetSchema", "-> Schema")
+    assert Kind.COPIED_FUNCTION in kinds(plain)
