@@ -22,6 +22,7 @@ from gzguide.analysis.facts.twins import FunctionCopy, own_body
 from gzguide.analysis.moves.base import (
     MAX_MOVE_CHARS,
     UNCLASSIFIED,
+    WORD_FOR_WORD,
     Concern,
     Move,
     lines,
@@ -50,7 +51,7 @@ def where_copied(node: ast.stmt, scope: Scope, facts: FileFacts) -> str | None:
 
 def _how_close(differing: int) -> str:
     if not differing:
-        return " word for word"
+        return WORD_FOR_WORD
     if differing == 1:
         return " but for one name or value"
     return f" but for {differing} names or values"

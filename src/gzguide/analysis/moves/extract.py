@@ -45,7 +45,7 @@ from gzguide.analysis.facts.walk import (
     Pos,
     Stmt,
 )
-from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, lines, names
+from gzguide.analysis.moves.base import UNCLASSIFIED, WORD_FOR_WORD, Concern, Move, lines, names
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import rule
 
@@ -133,7 +133,7 @@ class Extraction:
     def _text(self, counted: bool, total: int, twin: str | None) -> str:
         """The move's sentence; ``counted``: it names the decision points that go."""
         where = f"{lines(self.start_line, self.end_line).capitalize()} ({self.what})"
-        helper = self._helper()
+        helper = self._helper(twin is not None and not twin.endswith(WORD_FOR_WORD))
         points = f"{self.points} of its {total - 1} decision points"
         if twin is None:
             tail = f": {points} go with them." if counted else "."
@@ -141,9 +141,12 @@ class Extraction:
         serves = f"can serve both, with {points}." if counted else "can serve both."
         return f"{where} repeat {twin}: one {helper[2:]} {serves}"
 
-    def _helper(self) -> str:
-        """What the helper is: ``a helper that takes `x` and returns `y```."""
+    def _helper(self, differs: bool = False) -> str:
+        """What the helper is: ``a helper that takes `x` and returns `y```; ``differs``:
+        its copy differs in a value, which the helper takes too."""
         takes = f"takes {names(self.inputs)}" if self.inputs else "takes no arguments"
+        if differs:
+            takes = f"{takes}, and what differs," if self.inputs else "takes what differs"
         kind = "a generator" if self.generator else "a helper"
         return f"{kind} that {takes} {self._gives()}".rstrip()
 

@@ -546,6 +546,15 @@ def audit(rows, limit, log):
 """
     twice = [f for f in hints(source, "radon_cc") if f.start_line == 2]
     assert twice[0].kind == Kind.EXTRACT, twice
+    assert "word for word: one helper that takes `limit` and `rows` can serve" in twice[0].move
+    # A copy that differs in a value: the helper takes that too.
+    near = source.replace(
+        "emit(row, 'low')\n    return limit", "emit(row, 'LOW')\n    return limit"
+    )
+    differing = next(f for f in hints(near, "radon_cc") if f.start_line == 2).move
+    assert "but for one name or value: one helper that takes `limit` and `rows`, and what " in (
+        differing
+    )
     assert "repeat lines" in twice[0].move and "(in `audit`) word for word" in twice[0].move
 
 
