@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeGuard
 
 from gzguide.analysis.metrics.cohesion import (
     INITIALIZERS,
@@ -239,7 +239,7 @@ def cohesion_move(
     groups hold): a split would change that interface, which callers use as one
     object."""
     own = _separate_groups(cls, graph)
-    if len(own) < 2 or _aliases_the_receiver(cls) or _read_from_outside(own, read_outside):
+    if len(own) < 2 or _held_as_one(cls, own, read_outside):
         return None
     archetype = "large_class" if is_large(cls) else UNCLASSIFIED
     span = (cls.lineno, cls.end_lineno or cls.lineno)
@@ -255,6 +255,45 @@ def _separate_groups(cls: ast.ClassDef, graph: ClassCohesion) -> list[_Group]:
 
 def _used_by_others(groups: list[_Group], group: _Group) -> set[str]:
     return {a for g in groups if g is not group for a in g.attributes}
+
+
+def _held_as_one(
+    cls: ast.ClassDef, own: list[_Group], read_outside: Callable[[], frozenset[str]]
+) -> bool:
+    """Whether the object is used as one: through an alias of its receiver, a special
+    method over two groups, or a public attribute other code reads."""
+    if _aliases_the_receiver(cls) or _tied_by_specials(cls, own):
+        return True
+    return _read_from_outside(own, read_outside)
+
+
+def _tied_by_specials(cls: ast.ClassDef, own: list[_Group]) -> bool:
+    """Whether a special method (``__getstate__``, ``__eq__``, ``__repr__``...: not
+    ``__init__``) uses attributes of two groups: the object is saved, compared or shown
+    as one, which a split would break."""
+    specials = [node for node in cls.body if _is_special(node)]
+    return any(_groups_used(_receiver_attributes(node), own) >= 2 for node in specials)
+
+
+def _is_special(node: ast.stmt) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
+    match node:
+        case ast.FunctionDef(name=name) | ast.AsyncFunctionDef(name=name):
+            return name.startswith("__") and name.endswith("__") and name != "__init__"
+    return False
+
+
+def _receiver_attributes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The attributes a method uses on its receiver."""
+    receiver = node.args.args[0].arg if node.args.args else None
+    return {
+        n.attr
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == receiver
+    }
+
+
+def _groups_used(attributes: set[str], own: list[_Group]) -> int:
+    return sum(1 for g in own if attributes & set(g.attributes))
 
 
 def _read_from_outside(own: list[_Group], read_outside: Callable[[], frozenset[str]]) -> bool:

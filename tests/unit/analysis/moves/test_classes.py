@@ -86,3 +86,16 @@ def test_factories_statics_and_dunders_do_not_split_a_class() -> None:
             return self.cents / 100
     """
     assert hints(source, "cohesion_lcom4") == []
+
+
+def test_groups_a_special_method_uses_together_stay_one_class() -> None:
+    # The object is pickled as one state: a split would break that.
+    # (A method that uses no state keeps LCOM4 at 2.)
+    source = DEPOT.replace(
+        "    def receive",
+        "    def __getstate__(self):\n        return self.stock, self.rota\n\n"
+        "    def kind(self):\n        return 'depot'\n\n    def receive",
+    )
+    assert Kind.EXTRACT_CLASS not in [f.kind for f in hints(source, "cohesion_lcom4")]
+    one_group = source.replace("return self.stock, self.rota", "return self.stock")
+    assert Kind.EXTRACT_CLASS in [f.kind for f in hints(one_group, "cohesion_lcom4")]
