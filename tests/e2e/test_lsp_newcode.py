@@ -10,11 +10,8 @@ The repositories are made by each test in its temporary folder with ``git`` itse
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -22,9 +19,11 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from support.budget import BUDGET, HEADERS, IN_RETRY_DELAY
+from support.gitrepo import committed, git
 from support.lsp_pipes import proposes_nothing
 from support.lsp_session import (
     as_json,
+    change,
     edit,
     expected_diagnostics,
     initialize,
@@ -38,22 +37,10 @@ from support.lsp_session import (
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 
-def git(repo: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    identity = ["-c", "user.name=t", "-c", "user.email=t@example.org"]
-    subprocess.run(["git", *identity, *args], cwd=repo, env=env, check=True, capture_output=True)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A work tree whose one commit holds ``budget.py``."""
-    top = tmp_path / "repo"
-    top.mkdir()
-    git(top, "init", "-q")
-    (top / "budget.py").write_text(BUDGET, "utf-8")
-    git(top, "add", "budget.py")
-    git(top, "commit", "-q", "-m", "budget")
-    return top
+    return committed(tmp_path / "repo", "budget.py", BUDGET).parent
 
 
 @pytest_asyncio.fixture
@@ -89,15 +76,6 @@ def retry_delay_edited(text: str) -> tuple[str, types.TextDocumentContentChangeP
     return edit(text, at, at + len(old), new, "utf-16")
 
 
-def change(client: LanguageClient, uri: str, version: int, part: Any) -> None:
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[part],
-        )
-    )
-
-
 async def test_the_census_shows_on_the_edited_function_only(
     client: LanguageClient, repo: Path
 ) -> None:
@@ -112,7 +90,7 @@ async def test_the_census_shows_on_the_edited_function_only(
     assert censuses(first.diagnostics) == []
 
     edited, part = retry_delay_edited(BUDGET)
-    change(client, uri, 2, part)
+    change(client, uri, 2, [part])
     second = await published(client, uri, 2)
     assert censuses(second.diagnostics) == [HEADERS["retry_delay"]]
     census = next(d for d in second.diagnostics if d.range.start.line + 1 == HEADERS["retry_delay"])
@@ -142,7 +120,7 @@ async def test_a_commit_makes_the_edit_old_code(client: LanguageClient, repo: Pa
     open_document(client, uri, BUDGET)
     await published(client, uri, 1)
     edited, part = retry_delay_edited(BUDGET)
-    change(client, uri, 2, part)
+    change(client, uri, 2, [part])
     assert censuses((await published(client, uri, 2)).diagnostics) == [4]
 
     path.write_text(edited, "utf-8")
@@ -187,7 +165,7 @@ async def test_outside_git_new_code_is_what_changed_since_open(tmp_path: Path) -
         open_document(started, uri, BUDGET)
         assert censuses((await published(started, uri, 1)).diagnostics) == []
         _, part = retry_delay_edited(BUDGET)
-        change(started, uri, 2, part)
+        change(started, uri, 2, [part])
         assert censuses((await published(started, uri, 2)).diagnostics) == [4]
     finally:
         await stop_client(started)

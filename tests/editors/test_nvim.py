@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from support.budget import BUDGET, HEADERS, IN_RETRY_DELAY
+from support.gitrepo import committed
 from support.lsp_pipes import name_range, proposes_nothing
 from support.lsp_session import lines_of, reference_hints, severity
 from support.paths import REPO
@@ -97,24 +98,9 @@ def expected(path: Path, text: str, census_on: set[int]) -> list[dict[str, Any]]
     return sorted(held, key=lambda d: (d["lnum"], d["message"]))
 
 
-def committed(top: Path) -> Path:
-    """``budget.py`` committed in a new work tree at ``top``."""
-    top.mkdir()
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    path = top / "budget.py"
-    path.write_text(BUDGET, "utf-8")
-    for args in (
-        ["init", "-q"],
-        ["add", "budget.py"],
-        ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "b"],
-    ):
-        subprocess.run(["git", *args], cwd=top, env=env, check=True, capture_output=True)
-    return path
-
-
 def test_neovim_shows_the_census_on_the_edited_function_only(tmp_path: Path) -> None:
     nvim = neovim()
-    example = committed(tmp_path / "repo")
+    example = committed(tmp_path / "repo", "budget.py", BUDGET)
     old, new = IN_RETRY_DELAY
     out = tmp_path / "held.json"
     init = tmp_path / "init.lua"

@@ -10,10 +10,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from importlib import resources
 from typing import Final
 
 from gzguide.guide.messages import Hint
+from gzguide.lsp.pages import hints_text
 
 _ARCHETYPES_HEADING: Final = "## Archetypes"
 _SECTION: Final = re.compile(r"^### (.+?)\s*$", re.MULTILINE)
@@ -22,11 +22,7 @@ _SECTION: Final = re.compile(r"^### (.+?)\s*$", re.MULTILINE)
 @functools.cache
 def archetype_pages() -> dict[str, str]:
     """Each archetype's section of the hints page, by archetype name (heading left out)."""
-    try:
-        text = resources.files("gzguide").joinpath("data", "hints.md").read_text("utf-8")
-    except OSError:
-        return {}
-    return parse_archetype_pages(text)
+    return parse_archetype_pages(hints_text())
 
 
 def parse_archetype_pages(text: str) -> dict[str, str]:

@@ -22,9 +22,6 @@ UNCLASSIFIED: Final = "unclassified"
 #: there in a few words (``(9, 14, "the copy of this block")``).
 Related = tuple[int, int, str]
 
-#: How a copy that differs in nothing is said to be close (its helper needs no more).
-WORD_FOR_WORD: Final = " word for word"
-
 #: An inline move is at most this long (an editor shows it beside the code).
 MAX_MOVE_CHARS: Final = 240
 

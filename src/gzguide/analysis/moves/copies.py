@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Final
+from typing import Final, NamedTuple
 
 from gzguide.analysis.facts.astshape import code_lines
 from gzguide.analysis.facts.file import FileFacts
@@ -22,7 +22,6 @@ from gzguide.analysis.facts.twins import FunctionCopy, own_body
 from gzguide.analysis.moves.base import (
     MAX_MOVE_CHARS,
     UNCLASSIFIED,
-    WORD_FOR_WORD,
     Concern,
     Move,
     lines,
@@ -35,9 +34,18 @@ from gzguide.analysis.moves.registry import rule
 from gzguide.analysis.moves.rendering import render
 
 
-def where_copied(node: ast.stmt, scope: Scope, facts: FileFacts) -> str | None:
-    """Where a copy of the statement ``node`` of ``scope`` is in the file, and how
-    close (``"lines 9-14 (in `load`) word for word"``)."""
+class BlockCopy(NamedTuple):
+    """A copy of a statement elsewhere in the file."""
+
+    #: Where it is and how close (``"lines 9-14 (in `load`) word for word"``).
+    where: str
+    node: ast.stmt
+    #: How many names or values differ.
+    differing: int
+
+
+def where_copied(node: ast.stmt, scope: Scope, facts: FileFacts) -> BlockCopy | None:
+    """Where a copy of the statement ``node`` of ``scope`` is in the file, and how close."""
     twin = facts.twins.twin_of(node)
     if twin is None:
         return None
@@ -46,12 +54,12 @@ def where_copied(node: ast.stmt, scope: Scope, facts: FileFacts) -> str | None:
     owner = facts.function_at(other.lineno)
     if owner is not None and owner.key != scope.key:
         where += f" (in `{owner.node.name}`)"
-    return where + _how_close(differing)
+    return BlockCopy(where + _how_close(differing), other, differing)
 
 
 def _how_close(differing: int) -> str:
     if not differing:
-        return WORD_FOR_WORD
+        return " word for word"
     if differing == 1:
         return " but for one name or value"
     return f" but for {differing} names or values"

@@ -45,7 +45,7 @@ from gzguide.analysis.facts.walk import (
     Pos,
     Stmt,
 )
-from gzguide.analysis.moves.base import UNCLASSIFIED, WORD_FOR_WORD, Concern, Move, lines, names
+from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, lines, names
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import rule
 
@@ -119,10 +119,11 @@ class Extraction:
         concern: Concern,
         total: int,
         twin: str | None = None,
+        differs: bool = False,
     ) -> Move:
         """Worded for ``concern``; ``total`` is the function's radon complexity; ``twin``
         says where a copy of the block is (``"lines 9-14 (in `load`) word for word"``)."""
-        text = self._text(concern is Concern.COMPLEXITY, total, twin)
+        text = self._text(concern is Concern.COMPLEXITY, total, twin, differs)
         archetype = "arrowhead" if _flattens(view, self) else UNCLASSIFIED
         gains = {
             Concern.COMPLEXITY: self.points,
@@ -130,10 +131,10 @@ class Extraction:
         }
         return Move(Kind.EXTRACT, archetype, text, (self.start_line, self.end_line), gains, 1)
 
-    def _text(self, counted: bool, total: int, twin: str | None) -> str:
+    def _text(self, counted: bool, total: int, twin: str | None, differs: bool) -> str:
         """The move's sentence; ``counted``: it names the decision points that go."""
         where = f"{lines(self.start_line, self.end_line).capitalize()} ({self.what})"
-        helper = self._helper(twin is not None and not twin.endswith(WORD_FOR_WORD))
+        helper = self._helper(differs)
         points = f"{self.points} of its {total - 1} decision points"
         if twin is None:
             tail = f": {points} go with them." if counted else "."

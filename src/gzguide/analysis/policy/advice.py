@@ -39,7 +39,7 @@ from gzguide.analysis.facts.walk import FunctionView, real_depth
 from gzguide.analysis.moves.base import CONCERNS, UNCLASSIFIED, Concern, Move, Related, fit
 from gzguide.analysis.moves.catalog import function_moves
 from gzguide.analysis.moves.classes import cohesion_move
-from gzguide.analysis.moves.copies import copied_function, where_copied
+from gzguide.analysis.moves.copies import BlockCopy, copied_function, where_copied
 from gzguide.analysis.moves.extract import Examiner, Extraction, stack_calls_of
 from gzguide.analysis.moves.kinds import Kind, Trait
 from gzguide.analysis.moves.modules import split_move
@@ -80,15 +80,15 @@ class _FunctionMoves:
     examiner: Examiner
     scope: Scope
     facts: FileFacts
-    _twins: dict[int, str | None] = field(default_factory=dict)
+    _twins: dict[int, BlockCopy | None] = field(default_factory=dict)
 
     @cached_property
     def blocks(self) -> list[Extraction]:
         """The blocks that can move out and hold enough points for any concern's move."""
         return self.examiner.extractions(COMPLEXITY_BLOCK_POINTS)
 
-    def twin_of(self, block: Extraction) -> str | None:
-        """Where a copy of ``block`` is in the file, and how close."""
+    def twin_of(self, block: Extraction) -> BlockCopy | None:
+        """The copy of ``block`` elsewhere in the file, if it is one statement with one."""
         if len(block.statements) != 1:
             return None
         node = block.statements[0].node
@@ -99,10 +99,10 @@ class _FunctionMoves:
 
     def evidence(self, block: Extraction) -> tuple[Related, ...]:
         """Where the copy that makes ``block`` a unit is."""
-        twin = self.facts.twins.twin_of(block.statements[0].node) if self.twin_of(block) else None
+        twin = self.twin_of(block)
         if twin is None:
             return ()
-        other = twin[0]
+        other = twin.node
         return ((other.lineno, other.end_lineno or other.lineno, "the copy of this block"),)
 
     def named(self, block: Extraction) -> bool:
@@ -175,7 +175,9 @@ def _flattening(found: _FunctionMoves) -> Move | None:
 def _block_move(found: _FunctionMoves, block: Extraction | None, value: int) -> Move | None:
     if block is None:
         return None
-    move = block.move(found.view, Concern.COMPLEXITY, value, found.twin_of(block))
+    twin = found.twin_of(block)
+    where, differs = (twin.where, twin.differing > 0) if twin is not None else (None, False)
+    move = block.move(found.view, Concern.COMPLEXITY, value, where, differs)
     return replace(move, related=found.evidence(block))
 
 
