@@ -1,8 +1,8 @@
 """What the LSP session asks of its shell: the only way it acts on the world.
 
 The session (:mod:`gzguide.lsp.session`) decides; the shell (:mod:`gzguide.lsp.server`)
-does: it writes the messages, starts the analyses and reads the baselines, logs, and
-feeds what comes back into the session as events of its own.
+does: it writes the messages, starts the analyses and the work on fixes, reads the
+baselines, logs, and feeds what comes back into the session as events of its own.
 """
 
 from __future__ import annotations
@@ -39,6 +39,18 @@ class ReadBaseline(msgspec.Struct, frozen=True):
     opened: str
 
 
+class ComputeFixes(msgspec.Struct, frozen=True):
+    """Work out the fixes of ``text``, the buffer of ``uri`` (the file ``path``); answer
+    with :meth:`LspSession.fixes_ready` for ``uri`` and ``ticket``. Fixes that may change
+    what the code does are wanted too when ``unsafe``."""
+
+    uri: str
+    ticket: int
+    path: str
+    text: str
+    unsafe: bool
+
+
 class Log(msgspec.Struct, frozen=True):
     """One log record: ``level`` is the logger's method (``info``, ``warning``, ...)."""
 
@@ -51,4 +63,4 @@ class StartCompanions(msgspec.Struct, frozen=True):
     """The first answer is out: start the worker pool and the other companions."""
 
 
-Action = Send | Analyze | ReadBaseline | Log | StartCompanions
+Action = Send | Analyze | ComputeFixes | ReadBaseline | Log | StartCompanions

@@ -19,6 +19,7 @@ What the specification leaves to the server, decided here:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Final
 
 from gzguide.lsp.types import UTF8, UTF16, UTF32
@@ -86,6 +87,13 @@ class LineIndex:
         if line >= len(self.starts):
             return len(self.text)
         return self.starts[line] + index_in_line(self.line(line), character, encoding)
+
+    def position(self, offset: int, encoding: str) -> tuple[int, int]:
+        """The (line, character) of the string index ``offset``; an index inside a line's
+        terminator is the end of that line."""
+        line = bisect_right(self.starts, offset) - 1
+        column = min(offset, self.ends[line]) - self.starts[line]
+        return line, units_of(self.line(line)[:column], encoding)
 
     def line_units(self, line: int, encoding: str) -> int:
         """The length of line ``line`` (0-based, terminator excluded) in code units."""

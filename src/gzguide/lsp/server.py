@@ -5,8 +5,10 @@ limits and realignment); each frame, framing error, analysis answer and due debo
 goes to the :class:`~gzguide.lsp.session.LspSession`, which decides everything, and
 this shell carries out the actions it returns: it writes messages to stdout, starts
 analyses through the service (the same service, memo and worker pool as an
-``analyze`` request with ``text``), reads baselines with git, logs, and starts the
-companions after the first answer. Unlike the authoring-guide front end, input is
+``analyze`` request with ``text``), has the fixes of a document worked out on the
+fix runner's thread (:mod:`gzguide.lsp.fixrunner`) under the service's threshold
+table, reads baselines with git, logs, and starts the companions after the first
+answer. Unlike the authoring-guide front end, input is
 read all the time: an editor sends changes while a document is being analyzed, and
 answers may go out in any order.
 """
@@ -17,9 +19,19 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
+from gzguide.analysis.fixes.document import DocumentFixes
 from gzguide.answer import Answer
 from gzguide.framing import EndOfStream, Frame, FramingError
-from gzguide.lsp.actions import Action, Analyze, Log, ReadBaseline, Send, StartCompanions
+from gzguide.lsp.actions import (
+    Action,
+    Analyze,
+    ComputeFixes,
+    Log,
+    ReadBaseline,
+    Send,
+    StartCompanions,
+)
+from gzguide.lsp.fixrunner import FixJob, FixRunner
 from gzguide.lsp.newcode import Baselines
 from gzguide.lsp.session import LspSession
 from gzguide.lsp.types import Outgoing, encode
@@ -28,12 +40,16 @@ from gzguide.rpc.loop import Companion, FramePump
 from gzguide.rpc.stdio import write_frame
 from gzguide.service import Request
 from gzguide.source import Buffer, Source
+from gzguide.workspace import ThresholdSource
 
 PROTOCOL: Final = "lsp-3.17"
 
 
 class Analyzer(Protocol):
-    """What the front end needs of the service: a buffer's text analyzed, answered later."""
+    """What the front end needs of the service: a buffer's text analyzed, answered later,
+    and the workspace's threshold table (which the fixes are worked out under)."""
+
+    thresholds: ThresholdSource
 
     def analyze(self, request: Request, done: Callable[[Answer], None]) -> None: ...
 
@@ -76,7 +92,8 @@ class LspServer:
         self.log = log
         self.session = LspSession()
         self.companions = tuple(companions)
-        self.pump = FramePump(in_fd, out_fd, [*self.companions, _Debounces(self)], log)
+        self.fixes = FixRunner(log)
+        self.pump = FramePump(in_fd, out_fd, [*self.companions, _Debounces(self), self.fixes], log)
         self.loop = self.pump.loop
         self.baselines = Baselines()
         self.started = time.monotonic()
@@ -85,6 +102,7 @@ class LspServer:
             Send: self._send,
             Log: self._log,
             Analyze: self._analyze,
+            ComputeFixes: self._compute_fixes,
             ReadBaseline: self._read_baseline,
             StartCompanions: self._start_companions,
         }
@@ -138,6 +156,13 @@ class LspServer:
 
         self.service.analyze(Request(Source(job.path, Buffer(job.data))), done)
 
+    def _compute_fixes(self, job: ComputeFixes) -> None:
+        def done(fixes: DocumentFixes) -> None:
+            self.perform(self.session.fixes_ready(job.uri, job.ticket, fixes, time.monotonic()))
+
+        table = self.service.thresholds.current()
+        self.fixes.submit(FixJob(job.text, table, job.unsafe, done))
+
 
 def serve_lsp(
     service: Analyzer,
@@ -150,4 +175,7 @@ def serve_lsp(
     """Run the LSP server on ``in_fd``/``out_fd``; returns the process exit status."""
     handle_sigterm()
     server = LspServer(service, in_fd, out_fd, log, companions)
-    return run_front_end(server, server.run, log, PROTOCOL, idle)
+    try:
+        return run_front_end(server, server.run, log, PROTOCOL, idle)
+    finally:
+        server.fixes.close()

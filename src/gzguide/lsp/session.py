@@ -1,13 +1,15 @@
 """The LSP mode as a state machine: what comes in, what goes out, and nothing else.
 
 Events in: a frame's body (:meth:`LspSession.frame`) or a framing error the decoder
-reported, an analysis's answer (:meth:`~LspSession.analyzed`), a baseline read
+reported, an analysis's answer (:meth:`~LspSession.analyzed`), a document's fixes
+worked out (:meth:`~LspSession.fixes_ready`), a baseline read
 (:meth:`~LspSession.baseline_read`) and the clock passing a debounce
 (:meth:`~LspSession.tick`); each takes the time it happens (``time.monotonic()``).
-Actions out (:mod:`gzguide.lsp.actions`): messages to send, buffers to analyze,
-baselines to read, log records, and the companions' start. The session does no I/O
-and reads no clock, so its tests drive it with values and need no pipe; the shell
-(:mod:`gzguide.lsp.server`) runs it on the shared loop (:mod:`gzguide.rpc`).
+Actions out (:mod:`gzguide.lsp.actions`): messages to send, buffers to analyze or
+to work out the fixes of, baselines to read, log records, and the companions' start.
+The session does no I/O and reads no clock, so its tests drive it with values and
+need no pipe; the shell (:mod:`gzguide.lsp.server`) runs it on the shared loop
+(:mod:`gzguide.rpc`).
 
 Each open Python document is analyzed as its buffer's text: after a change, once the
 debounce has passed without another one, at most one analysis per document at a time.
@@ -19,6 +21,11 @@ hover on a document whose latest version is not analyzed yet waits for it (and c
 its debounce short); if the document changes before that, the request is answered
 ``-32801`` (ContentModified), as LSP has it for a result the client would no longer
 want.
+
+Code actions are the verified fixes of the document's hints (:mod:`gzguide.lsp.codeactions`),
+worked out once per version, when first asked for: a request on a version whose fixes
+are not known yet waits for them, and is answered ``-32801`` if the document changes
+meanwhile, so an edit is only ever offered against the text it was made for.
 """
 
 from __future__ import annotations
@@ -29,12 +36,22 @@ from typing import Any, Final
 import msgspec
 
 from gzguide import __version__
+from gzguide.analysis.fixes.document import DocumentFixes
 from gzguide.analysis.model import Finding
 from gzguide.answer import Answer
 from gzguide.framing import FramingError
 from gzguide.guide.messages import Hint, answer_findings, to_hint
 from gzguide.lsp import jsonrpc
-from gzguide.lsp.actions import Action, Analyze, Log, ReadBaseline, Send, StartCompanions
+from gzguide.lsp.actions import (
+    Action,
+    Analyze,
+    ComputeFixes,
+    Log,
+    ReadBaseline,
+    Send,
+    StartCompanions,
+)
+from gzguide.lsp.codeactions import KINDS, ActionMaker
 from gzguide.lsp.diagnostics import lines_range
 from gzguide.lsp.documents import Document
 from gzguide.lsp.hover import covering, hover_text
@@ -48,6 +65,8 @@ from gzguide.lsp.types import (
     SERVER_CANCELLED,
     SYNC_INCREMENTAL,
     CancelParams,
+    CodeActionOptions,
+    CodeActionParams,
     Diagnostic,
     DiagnosticOptions,
     DidChangeParams,
@@ -81,7 +100,9 @@ from gzguide.rpc.bodies import INVALID_PARAMS, PARSE_ERROR
 
 INTERNAL_ERROR: Final = -32603
 
-REQUESTS: Final = frozenset({"textDocument/hover", "textDocument/diagnostic"})
+REQUESTS: Final = frozenset(
+    {"textDocument/hover", "textDocument/diagnostic", "textDocument/codeAction"}
+)
 NOTIFICATIONS: Final = frozenset(
     {
         "initialized",
@@ -110,7 +131,7 @@ class Waiter(msgspec.Struct):
 
     request_id: RequestId
     method: str
-    params: HoverParams | DocumentDiagnosticParams
+    params: HoverParams | DocumentDiagnosticParams | CodeActionParams
     started: float
     bytes_in: int
 
@@ -122,6 +143,9 @@ class DocState:
         "baseline",
         "changed_at",
         "document",
+        "fix_waiters",
+        "fixes",
+        "fixing",
         "generation",
         "in_flight",
         "result",
@@ -141,6 +165,27 @@ class DocState:
         self.changed_at = now
         #: What is old code in it (the census is shown on the rest); None until read.
         self.baseline: Baseline | None = None
+        #: The work on its fixes under way, if any: its ticket and the generation it reads.
+        self.fixing: tuple[int, int] | None = None
+        #: The fixes last worked out, with the generation they are of.
+        self.fixes: tuple[int, DocumentFixes] | None = None
+        #: Code action requests waiting for the fixes of the latest generation.
+        self.fix_waiters: list[Waiter] = []
+
+    def take_waiters(self) -> list[Waiter]:
+        """Every request waiting on the document, no longer waiting."""
+        waiters = [*self.waiters, *self.fix_waiters]
+        self.waiters, self.fix_waiters = [], []
+        return waiters
+
+    def take_waiter(self, request_id: RequestId) -> Waiter | None:
+        """The request ``request_id`` if it waits on the document, no longer waiting."""
+        for waiters in (self.waiters, self.fix_waiters):
+            found = next((w for w in waiters if w.request_id == request_id), None)
+            if found is not None:
+                waiters.remove(found)
+                return found
+        return None
 
 
 class LspSession:
@@ -210,6 +255,17 @@ class LspSession:
             generation = state.in_flight[1]
             state.in_flight = None
             self._analyzed(state, generation, answer)
+        return self._flush()
+
+    def fixes_ready(self, uri: str, ticket: int, fixes: DocumentFixes, now: float) -> list[Action]:
+        """The fixes ``ticket`` of ``uri`` were worked out (those of a document since
+        closed are dropped)."""
+        self._now = now
+        state = self.docs.get(uri)
+        if state is not None and state.fixing is not None and state.fixing[0] == ticket:
+            generation = state.fixing[1]
+            state.fixing = None
+            self._fixed(state, generation, fixes)
         return self._flush()
 
     def baseline_read(self, uri: str, baseline: Baseline) -> None:
@@ -309,6 +365,8 @@ class LspSession:
             return self._initialize(request)
         if request.method == "shutdown":
             return self._shutdown(request)
+        if request.method == "textDocument/codeAction":
+            return self._code_action_request(request, size)
         return self._document_request(request, size)
 
     def _notification(self, note: jsonrpc.Notification) -> None:
@@ -335,6 +393,8 @@ class LspSession:
             ),
             hoverProvider=True,
         )
+        if settings.code_actions:
+            capabilities.codeActionProvider = CodeActionOptions(list(KINDS))
         if settings.pull:
             capabilities.diagnosticProvider = DiagnosticOptions(
                 identifier="gzguide", interFileDependencies=False, workspaceDiagnostics=False
@@ -361,8 +421,7 @@ class LspSession:
 
     def _fail_waiters(self, state: DocState, code: int, why: str) -> None:
         """Answer every request waiting on ``state`` with the error ``code``."""
-        waiters, state.waiters = state.waiters, []
-        for waiter in waiters:
+        for waiter in state.take_waiters():
             self._waiting.pop(waiter.request_id, None)
             message = error_message(waiter.request_id, code, why)
             self._answer(message, waiter.method, waiter.started, waiter.bytes_in)
@@ -374,10 +433,9 @@ class LspSession:
         state = self._waiting.pop(params.id, None)
         if state is None:
             return  # answered already, or never ours to wait on
-        waiter = next((w for w in state.waiters if w.request_id == params.id), None)
+        waiter = state.take_waiter(params.id)
         if waiter is None:
             return
-        state.waiters.remove(waiter)
         message = error_message(waiter.request_id, REQUEST_CANCELLED, "Request cancelled")
         self._answer(message, waiter.method, waiter.started, waiter.bytes_in)
 
@@ -431,8 +489,7 @@ class LspSession:
     def _closed(self, state: DocState) -> None:
         """A document leaves: its debounce is dropped and its waiting requests answered."""
         self.timers.cancel(state.document.uri)
-        waiters, state.waiters = state.waiters, []
-        for waiter in waiters:
+        for waiter in state.take_waiters():
             self._waiting.pop(waiter.request_id, None)
             self._reply_to(waiter, None)
 
@@ -559,6 +616,8 @@ class LspSession:
 
     def _answer_for(self, waiter: Waiter, result: Result | None) -> ResultMessage:
         params = waiter.params
+        if isinstance(params, CodeActionParams):
+            return result_message(waiter.request_id, [])  # the document was closed
         if isinstance(params, HoverParams):
             return result_message(waiter.request_id, self._hover(params, result))
         if result is None:
@@ -581,3 +640,59 @@ class LspSession:
         if settings.markdown:
             return Hover(MarkupContent("markdown", text), span)
         return Hover(MarkupContent("plaintext", text), span)
+
+    # -- code actions ---------------------------------------------------------------------
+
+    def _code_action_request(self, request: jsonrpc.Request, size: int) -> ResultMessage | None:
+        """The fixes at the range now, or None when it waits for them to be worked out."""
+        params = decode_params(request.params, CodeActionParams)
+        state = self.docs.get(params.textDocument.uri)
+        if state is None or not (state.document.analyzed and self.settings.code_actions):
+            return result_message(request.id, [])
+        known = state.fixes
+        if known is not None and known[0] == state.generation:
+            return result_message(request.id, self._code_actions(state, params, known[1]))
+        state.fix_waiters.append(Waiter(request.id, request.method, params, self._now, size))
+        self._waiting[request.id] = state
+        self._start_fixes(state)
+        return None
+
+    def _start_fixes(self, state: DocState) -> None:
+        if state.fixing is not None:
+            return  # its end starts the next one if it is outdated by then
+        self._tickets += 1
+        state.fixing = (self._tickets, state.generation)
+        document = state.document
+        unsafe = self.settings.unsafe_fixes
+        self._out.append(
+            ComputeFixes(document.uri, self._tickets, document.path, document.text, unsafe)
+        )
+
+    def _fixed(self, state: DocState, generation: int, fixes: DocumentFixes) -> None:
+        if self.lifecycle.phase is not Phase.RUNNING:
+            return
+        if generation != state.generation:
+            if state.fix_waiters:
+                self._start_fixes(state)
+            return
+        state.fixes = (generation, fixes)
+        self._log(
+            "info",
+            "fixes",
+            uri=state.document.uri,
+            version=state.document.version,
+            offered=len(fixes.offers),
+            fix_all=fixes.fixed_count,
+        )
+        waiters, state.fix_waiters = state.fix_waiters, []
+        for waiter in waiters:
+            self._waiting.pop(waiter.request_id, None)
+            assert isinstance(waiter.params, CodeActionParams)
+            found = self._code_actions(state, waiter.params, fixes)
+            message = result_message(waiter.request_id, found)
+            self._answer(message, waiter.method, waiter.started, waiter.bytes_in)
+
+    def _code_actions(
+        self, state: DocState, params: CodeActionParams, fixes: DocumentFixes
+    ) -> list[Any]:
+        return list(ActionMaker(state.document, self.settings).actions(fixes, params))

@@ -16,6 +16,7 @@ from gzguide.lsp.types import (
     InitializationOptions,
     InitializeParams,
     TextDocumentClientCapabilities,
+    WorkspaceClientCapabilities,
 )
 
 #: How long after a document's last change it is analyzed, unless the client's
@@ -36,6 +37,12 @@ class Settings:
     census: str = "new"
     #: How diagnostics are drawn.
     presenter: Presenter = field(default_factory=lambda: Presenter(UTF16, "", related=False))
+    #: Whether the client takes code actions as literals (then fixes are offered).
+    code_actions: bool = False
+    #: Whether a workspace edit names the document's version (``documentChanges``).
+    document_changes: bool = False
+    #: Whether fixes that may change what the code does are offered too.
+    unsafe_fixes: bool = False
 
 
 def negotiate(params: InitializeParams) -> Settings:
@@ -55,7 +62,19 @@ def negotiate(params: InitializeParams) -> Settings:
         debounce_s=DEFAULT_DEBOUNCE_S if options.debounceMs is None else options.debounceMs / 1000,
         census=options.census or "new",
         presenter=presenter,
+        code_actions=_takes_code_actions(text_caps),
+        document_changes=_takes_document_changes(caps.workspace),
+        unsafe_fixes=bool(options.unsafeFixes),
     )
+
+
+def _takes_code_actions(caps: TextDocumentClientCapabilities) -> bool:
+    return bool(caps.codeAction and caps.codeAction.codeActionLiteralSupport)
+
+
+def _takes_document_changes(workspace: WorkspaceClientCapabilities | None) -> bool:
+    edit = workspace.workspaceEdit if workspace else None
+    return bool(edit and edit.documentChanges)
 
 
 def _encoding_of(general: GeneralClientCapabilities | None) -> str:

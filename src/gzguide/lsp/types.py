@@ -92,16 +92,31 @@ class PublishDiagnosticsClientCapabilities(msgspec.Struct):
     relatedInformation: bool | None = None
 
 
+class CodeActionClientCapabilities(msgspec.Struct):
+    #: Present (an object) when the client takes ``CodeAction`` literals, not only commands.
+    codeActionLiteralSupport: dict[str, Any] | None = None
+
+
 class TextDocumentClientCapabilities(msgspec.Struct):
     hover: HoverClientCapabilities | None = None
     publishDiagnostics: PublishDiagnosticsClientCapabilities | None = None
     #: Present (an object) when the client can pull diagnostics.
     diagnostic: dict[str, Any] | None = None
+    codeAction: CodeActionClientCapabilities | None = None
+
+
+class WorkspaceEditClientCapabilities(msgspec.Struct):
+    documentChanges: bool | None = None
+
+
+class WorkspaceClientCapabilities(msgspec.Struct):
+    workspaceEdit: WorkspaceEditClientCapabilities | None = None
 
 
 class ClientCapabilities(msgspec.Struct):
     general: GeneralClientCapabilities | None = None
     textDocument: TextDocumentClientCapabilities | None = None
+    workspace: WorkspaceClientCapabilities | None = None
 
 
 class InitializationOptions(msgspec.Struct, forbid_unknown_fields=False):
@@ -116,6 +131,8 @@ class InitializationOptions(msgspec.Struct, forbid_unknown_fields=False):
     #: Where the hints page is published (a URL without the ``#section``), for the
     #: diagnostics' links; by default the copy installed with the package.
     hintsUrl: str | None = None
+    #: Whether code actions also offer the fixes that may change what the code does.
+    unsafeFixes: bool | None = None
 
 
 class InitializeParams(msgspec.Struct):
@@ -141,11 +158,16 @@ class DiagnosticOptions(msgspec.Struct):
     workspaceDiagnostics: bool
 
 
+class CodeActionOptions(msgspec.Struct):
+    codeActionKinds: list[str]
+
+
 class ServerCapabilities(msgspec.Struct, omit_defaults=True):
     positionEncoding: str
     textDocumentSync: TextDocumentSyncOptions
     hoverProvider: bool
     diagnosticProvider: DiagnosticOptions | msgspec.UnsetType = msgspec.UNSET
+    codeActionProvider: CodeActionOptions | msgspec.UnsetType = msgspec.UNSET
 
 
 class ServerInfo(msgspec.Struct):
@@ -252,6 +274,50 @@ class MarkupContent(msgspec.Struct):
 class Hover(msgspec.Struct):
     contents: MarkupContent
     range: Range
+
+
+# -- code actions ------------------------------------------------------------------
+
+
+class CodeActionContext(msgspec.Struct):
+    #: The client's diagnostics at the range (echoed back; the server matches by range).
+    diagnostics: list[msgspec.Raw] = msgspec.field(default_factory=list)
+    #: The kinds of action wanted (a kind matches the kinds it is a prefix of).
+    only: list[str] | None = None
+
+
+class CodeActionParams(msgspec.Struct):
+    textDocument: TextDocumentIdentifier
+    range: Range
+    context: CodeActionContext = msgspec.field(default_factory=CodeActionContext)
+
+
+class TextEdit(msgspec.Struct):
+    range: Range
+    newText: str
+
+
+class OptionalVersionedTextDocumentIdentifier(msgspec.Struct):
+    uri: str
+    version: int | None
+
+
+class TextDocumentEdit(msgspec.Struct):
+    textDocument: OptionalVersionedTextDocumentIdentifier
+    edits: list[TextEdit]
+
+
+class WorkspaceEdit(msgspec.Struct, omit_defaults=True):
+    changes: dict[str, list[TextEdit]] | msgspec.UnsetType = msgspec.UNSET
+    documentChanges: list[TextDocumentEdit] | msgspec.UnsetType = msgspec.UNSET
+
+
+class CodeAction(msgspec.Struct, omit_defaults=True):
+    title: str
+    kind: str
+    edit: WorkspaceEdit
+    diagnostics: list[Diagnostic] | msgspec.UnsetType = msgspec.UNSET
+    isPreferred: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 # -- envelopes ---------------------------------------------------------------------

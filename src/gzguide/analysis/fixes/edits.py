@@ -163,3 +163,9 @@ def _offset(offsets: list[int], pos: Pos) -> int:
 def overlap(edits: tuple[Edit, ...]) -> bool:
     ordered = sorted(edits, key=lambda e: e.start)
     return any(a.end > b.start for a, b in pairwise(ordered))
+
+
+def spans_of(text: str, edits: tuple[Edit, ...]) -> list[tuple[int, int, str]]:
+    """Each edit as the string indexes of ``text`` it replaces, and its new text."""
+    offsets = _line_offsets(text)
+    return [(_offset(offsets, e.start), _offset(offsets, e.end), e.text) for e in edits]

@@ -1,0 +1,44 @@
+"""What an editor offers for one version of a document: each hint's verified fix, and
+the text with every safe fix made (a "fix all" action).
+
+Both are worked out together, once per version, because an editor asks for code
+actions many times between two edits (VS Code on every move of the cursor).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gzguide.analysis.fixes.planner import Offered
+    from gzguide.analysis.policy.thresholds import Thresholds
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFixes:
+    """The fixes of one version of a document's text."""
+
+    #: Each hint's fix, verified on this text (safe ones, and unsafe ones when asked for).
+    offers: tuple[Offered, ...]
+    #: The text with every safe fix made, one after the other (a fix can enable
+    #: another); None when no safe fix is offered.
+    fixed: str | None
+    #: How many fixes ``fixed`` makes.
+    fixed_count: int = 0
+
+
+NO_FIXES = DocumentFixes((), None)
+
+
+def document_fixes(text: str, thresholds: Thresholds, unsafe: bool = False) -> DocumentFixes:
+    """The fixes of ``text`` under ``thresholds``; unsafe ones offered only when ``unsafe``."""
+    # Imported here: the LSP front end imports this module at start-up, and the
+    # analysis it needs is only loaded once fixes are first asked for.
+    from gzguide.analysis.fixes.planner import file_fixes, fix_text
+
+    offers = tuple(o for o in file_fixes(text, thresholds) if unsafe or o.fix.safe)
+    if not any(o.fix.safe for o in offers):
+        return DocumentFixes(offers, None)
+    fixed, made = fix_text(text, thresholds)
+    return DocumentFixes(offers, fixed if made else None, len(made))
