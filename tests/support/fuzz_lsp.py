@@ -142,6 +142,27 @@ def diagnostic_ok(params: Any) -> bool:
     )
 
 
+def _range(value: Any) -> bool:
+    return _object(value, ("start", _position, True), ("end", _position, True))
+
+
+def _context(value: Any) -> bool:
+    return _object(
+        value,
+        ("diagnostics", lambda v: type(v) is list, False),
+        ("only", lambda v: v is None or _strings(v), False),
+    )
+
+
+def code_action_ok(params: Any) -> bool:
+    return _object(
+        params,
+        ("textDocument", _document, True),
+        ("range", _range, True),
+        ("context", _context, False),
+    )
+
+
 def _hover_caps(value: Any) -> bool:
     return _object(value, ("contentFormat", _strings, False))
 
@@ -245,6 +266,9 @@ def _request(request_id: int | str, method: str, params: Any, phase: str) -> Ver
     if method == "textDocument/diagnostic":
         ok = diagnostic_ok(params)
         return Verdict(answer(None if ok else INVALID_PARAMS, "pull", ("report",)), phase)
+    if method == "textDocument/codeAction":
+        ok = code_action_ok(params)
+        return Verdict(answer(None if ok else INVALID_PARAMS, "code actions", ("empty",)), phase)
     return Verdict(answer(METHOD_NOT_FOUND, f"method {method!r}"), phase)
 
 
@@ -293,6 +317,8 @@ def _mismatch(want: Expected, have: Response) -> str | None:
         return None if result is None else "not null"
     if kind == "report":
         return None if result == EMPTY_REPORT else "not an empty full report"
+    if kind == "empty":
+        return None if result == [] else "not an empty list"
     _, encoding, pull = want.result
     caps = result["capabilities"]
     if caps["positionEncoding"] != encoding:
@@ -390,6 +416,29 @@ def document_params(draw: st.DrawFn, valid: bool) -> Any:
 
 
 @st.composite
+def code_action_params(draw: st.DrawFn) -> Any:
+    """Code action params, valid or not, about a document never opened."""
+    uri = draw(st.sampled_from(ASKED))
+    spot = {"line": draw(st.integers(0, 500)), "character": draw(st.integers(0, 200))}
+    valid: dict[str, Any] = {"textDocument": {"uri": uri}, "range": {"start": spot, "end": spot}}
+    context = draw(
+        st.sampled_from(
+            [ABSENT, {}, {"diagnostics": []}, {"only": ["quickfix"]}, {"only": None}, {"only": [3]}]
+        )
+    )
+    if context is not ABSENT:
+        valid["context"] = context
+    bad = [
+        ABSENT,
+        None,
+        {},
+        {"textDocument": {"uri": uri}},
+        {"textDocument": {"uri": uri}, "range": spot},
+    ]
+    return draw(st.sampled_from([valid, valid, valid, *bad]))
+
+
+@st.composite
 def notification_objects(draw: st.DrawFn) -> dict[str, Any]:
     uri = draw(st.sampled_from(OPENED))
     version = draw(st.integers(0, 10**6))
@@ -424,7 +473,7 @@ def notification_objects(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def lsp_bodies(draw: st.DrawFn) -> bytes:
     """One LSP message body: requests and notifications, valid or not, and client responses."""
-    kind = draw(st.integers(0, 12))
+    kind = draw(st.integers(0, 13))
     request_id = draw(valid_ids)
     if kind == 0:
         obj = draw(request_object("initialize", draw(initialize_objects()), request_id))
@@ -446,6 +495,10 @@ def lsp_bodies(draw: st.DrawFn) -> bytes:
     elif kind == 9:
         member = draw(st.sampled_from(["result", "error"]))
         obj = {"jsonrpc": "2.0", "id": request_id, member: draw(st.sampled_from([None, {}, 1]))}
+    elif kind == 11:
+        obj = draw(
+            request_object("textDocument/codeAction", draw(code_action_params()), request_id)
+        )
     elif kind == 10:
         bad: dict[str, Any] = draw(
             st.sampled_from([{"id": None, "method": "x"}, {"method": 5}, {"id": 1}, {}])

@@ -76,8 +76,11 @@ def capabilities(
     pull: bool = False,
     markdown: bool = True,
     related: bool = False,
+    code_actions: bool = False,
 ) -> types.ClientCapabilities:
     general = types.GeneralClientCapabilities(position_encodings=encodings)
+    kinds = types.ClientCodeActionKindOptions(value_set=["quickfix", "source"])
+    literals = types.ClientCodeActionLiteralOptions(code_action_kind=kinds)
     text = types.TextDocumentClientCapabilities(
         hover=types.HoverClientCapabilities(
             content_format=[types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText]
@@ -88,8 +91,14 @@ def capabilities(
         publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
             version_support=True, related_information=related
         ),
+        code_action=types.CodeActionClientCapabilities(code_action_literal_support=literals)
+        if code_actions
+        else None,
     )
-    return types.ClientCapabilities(general=general, text_document=text)
+    workspace = types.WorkspaceClientCapabilities(
+        workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True)
+    )
+    return types.ClientCapabilities(general=general, text_document=text, workspace=workspace)
 
 
 async def initialize(
@@ -101,6 +110,7 @@ async def initialize(
     census: str | None = "all",
     related: bool = False,
     hints_url: str | None = None,
+    code_actions: bool = False,
 ) -> types.InitializeResult:
     """Initialize with the client's capabilities; the census shown everywhere unless
     ``census`` says otherwise (None: the server's default, new code only)."""
@@ -112,7 +122,7 @@ async def initialize(
     if hints_url is not None:
         options["hintsUrl"] = hints_url
     params = types.InitializeParams(
-        capabilities=capabilities(encodings, pull, markdown, related),
+        capabilities=capabilities(encodings, pull, markdown, related, code_actions),
         initialization_options=options or None,
     )
     return await client.initialize_session(params)

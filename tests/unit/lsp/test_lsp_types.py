@@ -50,6 +50,32 @@ SENT: list[tuple[Any, Any]] = [
     (ours.UnchangedDocumentDiagnosticReport("3"), types.UnchangedDocumentDiagnosticReport),
     (ours.Hover(ours.MarkupContent("markdown", "**x**"), RANGE), types.Hover),
     (ours.ResponseError(-32002, "not yet"), types.ResponseError),
+    (
+        ours.CodeAction(
+            "Use any(): radon_cc 6 -> 4",
+            "quickfix",
+            ours.WorkspaceEdit(
+                documentChanges=[
+                    ours.TextDocumentEdit(
+                        ours.OptionalVersionedTextDocumentIdentifier("file:///w/a.py", 4),
+                        [ours.TextEdit(RANGE, "return any(x for x in xs)")],
+                    )
+                ]
+            ),
+            [DIAGNOSTIC],
+            True,
+        ),
+        types.CodeAction,
+    ),
+    (
+        ours.CodeAction(
+            "Make the safe gzguide fix",
+            "source.fixAll.gzguide",
+            ours.WorkspaceEdit(changes={"file:///w/a.py": [ours.TextEdit(RANGE, "")]}),
+        ),
+        types.CodeAction,
+    ),
+    (ours.CodeActionOptions(["quickfix", "source.fixAll.gzguide"]), types.CodeActionOptions),
 ]
 
 

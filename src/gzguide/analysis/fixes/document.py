@@ -37,8 +37,9 @@ def document_fixes(text: str, thresholds: Thresholds, unsafe: bool = False) -> D
     # analysis it needs is only loaded once fixes are first asked for.
     from gzguide.analysis.fixes.planner import file_fixes, fix_text
 
-    offers = tuple(o for o in file_fixes(text, thresholds) if unsafe or o.fix.safe)
+    found = file_fixes(text, thresholds)
+    offers = tuple(found if unsafe else (o for o in found if o.fix.safe))
     if not any(o.fix.safe for o in offers):
         return DocumentFixes(offers, None)
     fixed, made = fix_text(text, thresholds)
-    return DocumentFixes(offers, fixed if made else None, len(made))
+    return DocumentFixes(offers, fixed, len(made))
