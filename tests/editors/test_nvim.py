@@ -139,3 +139,85 @@ def test_neovim_shows_the_census_on_the_edited_function_only(tmp_path: Path) -> 
     after = expected(example, text.replace(old, new, 1), {HEADERS["retry_delay"]})
     assert held["after"] == after
     assert [d["lnum"] + 1 for d in after] == [HEADERS["retry_delay"], HEADERS["has_negative"]]
+
+
+FIX_SCRIPT = r"""
+local out_path, example, line = OUT_PATH, EXAMPLE, LINE
+local function moves()
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(0)) do table.insert(out, d.message) end
+  table.sort(out)
+  return out
+end
+vim.cmd("edit " .. vim.fn.fnameescape(example))
+local opened = vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 20)
+local before = moves()
+local client = vim.lsp.get_active_clients()[1]
+vim.api.nvim_win_set_cursor(0, { line, 6 })
+local params = vim.lsp.util.make_range_params()
+params.context = { diagnostics = vim.lsp.diagnostic.get_line_diagnostics(0) }
+local answers = vim.lsp.buf_request_sync(0, "textDocument/codeAction", params, 30000)
+local titles, applied = {}, false
+for _, answer in pairs(answers or {}) do
+  for _, action in ipairs(answer.result or {}) do
+    table.insert(titles, action.title)
+    if action.kind == "quickfix" and action.isPreferred and not applied then
+      vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding)
+      applied = true
+    end
+  end
+end
+local changed = vim.wait(30000, function()
+  local now = moves()
+  return #now ~= #before or now[1] ~= before[1]
+end, 20)
+local result = {
+  opened = opened, changed = changed, titles = titles, before = before, after = moves(),
+  lines = vim.api.nvim_buf_get_lines(0, 0, -1, false), modified = vim.bo.modified,
+}
+vim.fn.writefile({ vim.fn.json_encode(result) }, out_path)
+vim.cmd("qa!")
+"""
+
+
+def test_neovim_applies_a_fix_and_the_diagnostics_change(tmp_path: Path) -> None:
+    nvim = neovim()
+    example = committed(tmp_path / "repo", "budget.py", BUDGET)
+    out = tmp_path / "held.json"
+    init = tmp_path / "init.lua"
+    command = [sys.executable, "-m", "gzguide", "complexity", "guide", "--lsp"]
+    init.write_text(
+        f"vim.opt.runtimepath:append({json.dumps(str(REPO / 'editors' / 'nvim'))})\n"
+        f"require('gzguide').setup({{ cmd = {{ {', '.join(map(json.dumps, command))} }},"
+        " debounce_ms = 0 })\n",
+        "utf-8",
+    )
+    script = tmp_path / "fix.lua"
+    script.write_text(
+        FIX_SCRIPT.replace("OUT_PATH", json.dumps(str(out)))
+        .replace("EXAMPLE", json.dumps(str(example)))
+        .replace("LINE", str(HEADERS["has_negative"])),
+        "utf-8",
+    )
+    options = ["--headless", "--noplugin", "-n", "-i", "NONE", "-u", str(init)]
+    run = subprocess.run(
+        [nvim, *options, "-c", f"luafile {script}"],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path)},
+    )
+    assert out.exists(), f"nvim wrote nothing: {run.returncode} {run.stdout!r} {run.stderr!r}"
+    held = json.loads(out.read_text("utf-8"))
+    assert held["opened"] and held["changed"], held
+    assert held["titles"] == ["Use any(): lizard_nesting_depth 2 -> 1"]
+    fixed = BUDGET.replace(
+        "    for value in values:\n        if value < 0:\n            return True\n"
+        "    return False\n",
+        "    return any(value < 0 for value in values)\n",
+    )
+    assert held["lines"] == fixed.splitlines() and held["modified"] is True
+    assert [m for m in held["before"] if "any(" in m] and not [
+        m for m in held["after"] if "any(" in m
+    ]
