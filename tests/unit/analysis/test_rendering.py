@@ -6,6 +6,7 @@ import ast
 
 import pytest
 
+from gzguide.analysis.moves.base import snippet
 from gzguide.analysis.moves.rendering import render
 
 
@@ -55,3 +56,11 @@ def test_the_tree_quoted_is_left_as_it_was() -> None:
 def test_a_merged_if_is_quoted_as_written() -> None:
     merged = ast.BoolOp(ast.And(), [expr("klass != Logger"), expr("not issubclass(klass, Logger)")])
     assert render(merged) == "klass != Logger and not issubclass(klass, Logger)"
+
+
+def test_a_shortened_snippet_never_ends_inside_a_name() -> None:
+    """A cut name reads as another (the seventh fresh review: ``== v…`` for ``== value``)."""
+    code = "return next((item for item in members if item.value == value), None)"
+    assert snippet(code, 58) == "`return next((item for item in members if item.value ==…`"
+    assert snippet(code, 200) == f"`{code}`"
+    assert snippet("abcdefgh", 5) == "`abcd…`"  # one name longer than the limit: cut

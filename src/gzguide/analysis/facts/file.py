@@ -18,6 +18,7 @@ from gzguide.analysis.facts.keywords import NO_KEYWORDS, KeywordLines
 from gzguide.analysis.facts.scopes import FunctionNode, Scope
 from gzguide.analysis.facts.toplevel import TopLevel
 from gzguide.analysis.facts.twins import Twins
+from gzguide.analysis.facts.versions import Version, oldest_tested
 from gzguide.analysis.facts.walk import FunctionView, children, view_of
 from gzguide.analysis.metrics.cohesion import ClassCohesion
 
@@ -47,6 +48,17 @@ class FileFacts:
             found = view_of(scope.node, self.keywords)
             self._views[scope.key] = found
         return found
+
+    @cached_property
+    def oldest_python(self) -> Version | None:
+        """The oldest Python the module says it may run below, if it says so."""
+        return oldest_tested(self.tree)
+
+    def runs_on(self, needed: Version | None) -> bool:
+        """Whether code that needs Python ``needed`` (None: any) runs wherever the
+        module does."""
+        oldest = self.oldest_python
+        return needed is None or oldest is None or oldest > needed
 
     @cached_property
     def twins(self) -> Twins:

@@ -113,11 +113,18 @@ def code(node: ast.AST, limit: int = 48) -> str:
 
 
 def snippet(text: str, limit: int = 60) -> str:
-    """Source text in backticks, on one line, shortened to ``limit`` characters."""
+    """Source text in backticks, on one line, shortened to ``limit`` characters (never
+    in the middle of a name or number: a cut one reads as another)."""
     text = " ".join(text.split())
     if len(text) > limit:
-        text = text[: limit - 1] + "…"
+        cut = text[: limit - 1]
+        whole = cut.rstrip(_WORD) if text[limit - 1 : limit] in _WORD else cut
+        text = (whole or cut).rstrip() + "…"
     return f"`{text}`"
+
+
+#: The characters of a name or number.
+_WORD: Final = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 
 
 def names(items: list[str] | tuple[str, ...], limit: int = 4) -> str:

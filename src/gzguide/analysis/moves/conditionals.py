@@ -53,6 +53,9 @@ from gzguide.analysis.moves.syntax import (
 #: A guard clause is worth it when the code it lets move out a level has this many
 #: lines of code.
 GUARD_LINES: Final = 6
+#: A guard in place of an ``if`` that wraps the rest of a function or loop body is worth
+#: it from this many lines of code: reviewers judged shorter ones taste.
+WRAP_LINES: Final = 12
 #: How much of a guard's test a move quotes.
 GUARD_TEST_CHARS: Final = 44
 
@@ -185,10 +188,11 @@ def _guard_before_return(stmt: Stmt, view: FunctionView) -> Move | None:
     return None
 
 
-def _negates_plainly(test: ast.expr, held: int) -> bool:
+def _negates_plainly(test: ast.expr, held: int, least: int = GUARD_LINES) -> bool:
     """Whether a guard on the opposite of ``test`` reads well: not the negation of an
-    ``and``/``or`` (``not (a and b)``), unless it lets a long body move out."""
-    return not isinstance(test, ast.BoolOp) or held >= 2 * GUARD_LINES
+    ``and``/``or`` (``not (a and b)``), unless it lets a body twice the ``least`` a
+    guard needs move out."""
+    return not isinstance(test, ast.BoolOp) or held >= 2 * least
 
 
 def _guard(test: ast.expr, leave: ast.stmt) -> str:
@@ -249,7 +253,7 @@ def _wrapping(stmt: Stmt, node: ast.If) -> tuple[_Block, int] | None:
     if block is None or not any(is_compound(s) for s in node.body):
         return None  # flattening a few plain lines by a level changes little
     held = code_lines(node.body)
-    worth = held >= GUARD_LINES and _negates_plainly(node.test, held)
+    worth = held >= WRAP_LINES and _negates_plainly(node.test, held, WRAP_LINES)
     return (block, held) if worth else None
 
 
@@ -333,7 +337,7 @@ def _else_first(stmt: Stmt, node: ast.If, orelse: list[ast.stmt]) -> Move | None
 def _leaving_else_first(stmt: Stmt, node: ast.If, orelse: list[ast.stmt]) -> Move | None:
     """An ``else`` that ends by leaving, wherever its ``if`` is: what follows the ``if``
     runs only after its body, so the body can follow the guard and move out a level."""
-    if stmt.is_elif or not _holds_work(node.body):
+    if stmt.is_elif or not _holds_work(node.body) or _either_type(node, orelse):
         return None
     if not _negates_plainly(node.test, code_lines(node.body)):
         return None
@@ -341,6 +345,12 @@ def _leaving_else_first(stmt: Stmt, node: ast.If, orelse: list[ast.stmt]) -> Mov
         return None  # two cases of some size each read well side by side
     does = f"only does a `{type(orelse[-1]).__name__.lower()}`"
     return _else_guard_move(stmt, node, does, "")
+
+
+def _either_type(node: ast.If, orelse: list[ast.stmt]) -> bool:
+    """An ``if`` on a type whose ``else`` returns: one answer per kind of value, two cases
+    of one choice (an ``else`` that raises rejects a wrong type: that guard goes first)."""
+    return _tests_a_type(node.test) and not isinstance(orelse[-1], ast.Raise)
 
 
 def _short_case(block: _Block, orelse: list[ast.stmt], size: int) -> bool:
@@ -363,8 +373,7 @@ def _else_guard_move(stmt: Stmt, node: ast.If, does: str, then: str) -> Move:
 def _else_if(stmt: Stmt, view: FunctionView) -> Move | None:
     """``else:`` whose whole body is an ``if``: that is an ``elif``."""
     match stmt.node:
-        # (An `if` in the column of the `if` whose else holds it is an `elif` already.)
-        case ast.If(orelse=[ast.If() as inner]) as node if inner.col_offset != node.col_offset:
+        case ast.If(orelse=[ast.If() as inner]) as node if _nested_in_else(node, inner):
             text = (
                 f"The `else` of the `if` on line {node.lineno} holds only the `if` on line "
                 f"{inner.lineno}: making it an `elif` takes a level away."
@@ -373,6 +382,15 @@ def _else_if(stmt: Stmt, view: FunctionView) -> Move | None:
             span = (node.lineno, inner.lineno)
             return Move(Kind.ELSE_IF, archetype, text, span, {Concern.NESTING: 1}, 3, extent(inner))
     return None
+
+
+def _nested_in_else(node: ast.If, inner: ast.If) -> bool:
+    """Whether ``inner`` is written under ``else:`` (an ``if`` in the column of the
+    ``if`` whose else holds it is an ``elif`` already), right after it: a line between
+    them (a comment on the case) would have nowhere to go in an ``elif``."""
+    if inner.col_offset == node.col_offset:
+        return False
+    return inner.lineno == extent(node.body[-1])[1] + 2
 
 
 @statement_rule(Kind.SAME_ARMS, concern=Concern.SIZE, doc="same_arms", on=(ast.If,))

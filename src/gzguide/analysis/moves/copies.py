@@ -79,7 +79,7 @@ def copied_function(scope: Scope, facts: FileFacts) -> Move | None:
         return None
     node = scope.node
     assert not isinstance(node, ast.ClassDef)
-    text = _copy_text(scope, found)
+    text = _copy_text(scope, found, facts.tree)
     size = code_lines(own_body(node))
     span = (scope.start_line, scope.end_line)
     other = found.other
@@ -201,33 +201,67 @@ def _shared_bases(ours: ast.ClassDef | None, theirs: ast.ClassDef | None) -> lis
     return [name for b in owners[0].bases if (name := render(b)) in other]
 
 
-def _copy_text(scope: Scope, found: FunctionCopy) -> str:
+def _copy_text(scope: Scope, found: FunctionCopy, tree: ast.Module) -> str:
     other = found.other
     prefix = scope.qualname.rpartition(".")[0]
     name = other.qualname.removeprefix(f"{prefix}.") if prefix else other.qualname
     where = f"`{name}` ({lines(other.start_line, other.end_line)}) is this {scope.kind}"
     if not found.differing or found.renames_only:
-        return _same_text(where, scope, found)
+        return _same_text(where, scope, found, tree)
     return _differing_text(where, found)
 
 
-def _same_text(where: str, scope: Scope, found: FunctionCopy) -> str:
+def _same_text(where: str, scope: Scope, found: FunctionCopy, tree: ast.Module) -> str:
     """For a copy that differs in nothing a caller passes: one definition is enough."""
     same = "word for word" if not found.differing else "but for the names of its locals"
-    return f"{where} {same}{_also(found.more)}: {_keep(scope, found)}."
+    return f"{where} {same}{_also(found.more)}: {_keep(scope, found, tree)}."
 
 
-def _keep(scope: Scope, found: FunctionCopy) -> str:
+def _keep(scope: Scope, found: FunctionCopy, tree: ast.Module) -> str:
     owner = found.other.owner
     if owner is scope.owner or owner is None:
         return f"keep one and have the {'others' if found.more else 'other'} call it"
     parent = _extended(scope.owner, owner)
     if parent is not None:
         return _keep_inherited(parent, scope.node.name == found.other.node.name)
-    shared = _shared_bases(scope.owner, owner)
-    if shared:
-        return f"one definition in `{shared[0]}`, which both extend, can serve {_both(found.more)}"
+    base = _free_shared_base(scope, found, tree)
+    if base is not None:
+        return f"one definition in `{base}`, which both extend, can serve {_both(found.more)}"
     return f"one definition in a base class for {_both(found.more)} can serve them"
+
+
+def _free_shared_base(scope: Scope, found: FunctionCopy, tree: ast.Module) -> str | None:
+    """The first base both classes name, if the copies can move into it."""
+    shared = _shared_bases(scope.owner, found.other.owner)
+    names = {scope.node.name, found.other.node.name}
+    return shared[0] if shared and _free_base(tree, shared[0], names) else None
+
+
+def _free_base(tree: ast.Module, base: str, names: set[str]) -> bool:
+    """Whether a definition of the copies (their ``names``) in ``base`` would change no
+    other class: ``base`` is a class of this file that defines none of them, and, for
+    copies of one name, every class of the file that extends it defines that name itself
+    (else it would inherit the new one; a class of their own serves the two then)."""
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    if not _lacks(classes, base, names):
+        return False
+    return len(names) > 1 or all(names <= _defines(c) for c in _heirs(classes, base))
+
+
+def _lacks(classes: list[ast.ClassDef], base: str, names: set[str]) -> bool:
+    """Whether ``base`` is one class of ``classes`` that defines none of ``names``."""
+    defined = [c for c in classes if c.name == base]
+    return len(defined) == 1 and not _defines(defined[0]) & names
+
+
+def _heirs(classes: list[ast.ClassDef], base: str) -> list[ast.ClassDef]:
+    """The classes that name ``base`` as a base."""
+    return [c for c in classes if base in map(render, c.bases)]
+
+
+def _defines(cls: ast.ClassDef) -> set[str]:
+    """The names of the methods ``cls`` defines itself."""
+    return {s.name for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
 
 
 def _differing_text(where: str, found: FunctionCopy) -> str:

@@ -194,6 +194,8 @@ class _Chain(NamedTuple):
     #: How most arms test the subject: "type", "tag", "code" or "value".
     kind: str
     shown: ast.expr
+    #: How many arms test the subject.
+    tested: int
 
     @property
     def bodies(self) -> list[list[ast.stmt]]:
@@ -230,7 +232,7 @@ def _one_subject(
     matching = _most_tested(tests, len(arms))
     if matching is None:
         return None
-    return _Chain(view, stmt, node, arms, _kind_of(matching), matching[0].shown)
+    return _Chain(view, stmt, node, arms, _kind_of(matching), matching[0].shown, len(matching))
 
 
 def _most_tested(tests: list[_Test], arms: int) -> list[_Test] | None:
@@ -258,11 +260,17 @@ def _move_for(chain: _Chain) -> Move | None:
     """The move a chain on one subject calls for."""
     if _maps_values(chain):
         return _lookup_move(chain)
-    if chain.kind == "value":
+    if chain.kind == "value" or _mixed_type_chain(chain):
         return None  # choosing behaviour by a plain local's value: a parser's job, often
     if chain.kind == "code" and _same_shapes(chain):
         return _table_move(chain)
     return _handlers_move(chain)
+
+
+def _mixed_type_chain(chain: _Chain) -> bool:
+    """A chain on a type with an arm that tests something else: that arm must win where
+    it does, whatever the type, which dispatching on the type cannot say."""
+    return chain.kind == "type" and chain.tested < len(chain.arms)
 
 
 def _maps_values(chain: _Chain) -> bool:

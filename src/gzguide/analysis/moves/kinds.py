@@ -94,3 +94,12 @@ class Kind(enum.StrEnum):
 
     def has(self, trait: Trait) -> bool:
         return trait in self.traits
+
+
+#: The Python a kind's rewrite needs, where it needs one newer than 3.0: the move is
+#: not made in a module that says it runs on an older one.
+SINCE: dict[Kind, tuple[int, int]] = {
+    Kind.WALRUS_LOOP: (3, 8),
+    Kind.YIELD_FROM: (3, 3),
+    Kind.MIN_MAX: (3, 4),
+}

@@ -17,7 +17,14 @@ from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, code, lines
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import statement_rule
 from gzguide.analysis.moves.rendering import render
-from gzguide.analysis.moves.syntax import extent, otherwise, reads_key, same_tree, span_of
+from gzguide.analysis.moves.syntax import (
+    costless,
+    extent,
+    otherwise,
+    reads_key,
+    same_tree,
+    span_of,
+)
 
 
 @statement_rule(Kind.DICT_GET, concern=Concern.COMPLEXITY, doc="dict_get", on=(ast.If,))
@@ -49,10 +56,19 @@ def _get_rewrite(stmt: Stmt, key: ast.expr, mapping: ast.expr) -> tuple[str, ast
             said = f"{name} ="
         case _:
             return None
-    if not reads_key(found, key, mapping):
+    if not _plain_lookup(found, key, mapping, default):
         return None
     fallback = render(default) if default is not None else "None"
     return f"{said} {render(mapping)}.get({render(key)}, {fallback})", last
+
+
+def _plain_lookup(
+    found: ast.expr | None, key: ast.expr, mapping: ast.expr, default: ast.expr | None
+) -> bool:
+    """Whether the ``if`` reads the key it tests, and its fallback costs nothing: the
+    default of ``.get`` is worked out even when the key is there (a call in it would
+    run every time)."""
+    return reads_key(found, key, mapping) and (default is None or costless(default))
 
 
 def _dict_get_move(stmt: Stmt, result: str, last: ast.stmt) -> Move:

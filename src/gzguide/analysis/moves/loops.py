@@ -29,6 +29,7 @@ from gzguide.analysis.moves.registry import statement_rule
 from gzguide.analysis.moves.rendering import render
 from gzguide.analysis.moves.syntax import (
     body_lines,
+    costless,
     extent,
     inside_try,
     loop_target,
@@ -93,7 +94,7 @@ class _Search(NamedTuple):
         """``next``: the first value the loop returns, or the final ``return``'s, when
         that costs nothing to compute (``next`` computes its default before it looks:
         a call there would run even when a match is found)."""
-        if default is not None and not _costless(default):
+        if default is not None and not costless(default):
             return None
         fallback = render(default) if default is not None else "None"
         generator = f"({render(found)} {self.clause} if {render(self.test)})"
@@ -134,21 +135,6 @@ def _search_move(search: _Search, found: ast.expr | None, default: ast.expr | No
         case ast.expr() as value, _:
             return search.first_match(value, default)
     return None
-
-
-def _costless(node: ast.expr | None) -> bool:
-    """Whether evaluating ``node`` does nothing but give a value: a literal, a name, an
-    attribute, or a container of those (no call, no subscript that may raise)."""
-    match node:
-        case ast.Constant() | ast.Name():
-            return True
-        case ast.Attribute(value=value):
-            return _costless(value)
-        case ast.Tuple(elts=parts) | ast.List(elts=parts) | ast.Set(elts=parts):
-            return all(map(_costless, parts))
-        case ast.Dict(keys=keys, values=values):
-            return all(map(_costless, [*keys, *values]))
-    return False
 
 
 def _all_of(search: _Search) -> str:
@@ -311,6 +297,8 @@ def _first_match(stmt: Stmt, view: FunctionView) -> Move | None:
         ):
             if _uses_the_match(loop, body[:-1]):
                 return None  # the action uses the match itself: that is next(), not any()
+            if _targets_read_after(view, loop):
+                return None  # any() binds no loop variable for the code after it
             search = f"any({render(test)} for {loop_target(loop.target)} in {render(loop.iter)})"
             text = (
                 f"The loop at {lines(*extent(loop))} only looks for a match before acting "
@@ -320,6 +308,12 @@ def _first_match(stmt: Stmt, view: FunctionView) -> Move | None:
                 Kind.ANY, nesting_archetype(view), text, span_of(stmt), {Concern.NESTING: 1}, 3
             )
     return None
+
+
+def _targets_read_after(view: FunctionView, loop: ast.For) -> bool:
+    """Whether a name the loop binds is read outside the loops that bind it."""
+    targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    return any(read_outside_its_loops(view, name) for name in targets)
 
 
 def _uses_the_match(loop: ast.For, action: list[ast.stmt]) -> bool:

@@ -185,5 +185,23 @@ def read_outside_its_loops(view: FunctionView, name: str) -> bool:
 
 
 def _binds_in_a_loop(node: ast.stmt, name: str) -> bool:
-    """Whether ``node`` is a ``for`` loop whose variable is the plain name ``name``."""
-    return isinstance(node, ast.For | ast.AsyncFor) and render(node.target) == name
+    """Whether ``node`` is a ``for`` loop that binds ``name`` (its variable, or one of
+    the names it unpacks to)."""
+    if not isinstance(node, ast.For | ast.AsyncFor):
+        return False
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.target))
+
+
+def costless(node: ast.expr | None) -> bool:
+    """Whether evaluating ``node`` does nothing but give a value: a literal, a name, an
+    attribute, or a container of those (no call, no subscript that may raise)."""
+    match node:
+        case ast.Constant() | ast.Name():
+            return True
+        case ast.Attribute(value=value):
+            return costless(value)
+        case ast.Tuple(elts=parts) | ast.List(elts=parts) | ast.Set(elts=parts):
+            return all(map(costless, parts))
+        case ast.Dict(keys=keys, values=values):
+            return all(map(costless, [*keys, *values]))
+    return False

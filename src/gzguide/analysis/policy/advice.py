@@ -41,7 +41,7 @@ from gzguide.analysis.moves.catalog import function_moves
 from gzguide.analysis.moves.classes import cohesion_move
 from gzguide.analysis.moves.copies import BlockCopy, copied_function, where_copied
 from gzguide.analysis.moves.extract import Examiner, Extraction, stack_calls_of
-from gzguide.analysis.moves.kinds import Kind, Trait
+from gzguide.analysis.moves.kinds import SINCE, Kind, Trait
 from gzguide.analysis.moves.modules import split_move
 from gzguide.analysis.moves.objects import chain_move
 from gzguide.analysis.moves.signature import MIN_PARAMETERS, parameter_moves
@@ -118,7 +118,7 @@ class _FunctionMoves:
 
 def _moves_of(scope: Scope, facts: FileFacts) -> _FunctionMoves:
     view = facts.view(scope)
-    local = function_moves(view)
+    local = [m for m in function_moves(view) if facts.runs_on(SINCE.get(m.kind))]
     return _FunctionMoves(
         view, local, Examiner(view, scope.owner is not None, stack_calls_of(facts)), scope, facts
     )

@@ -46,6 +46,13 @@ def test_an_isinstance_chain_is_a_switch_on_type() -> None:
     assert f.kind == Kind.DISPATCH_TABLE
     assert f.archetype == "switch_on_type"
     assert "singledispatch" in f.move and "lines 3-11" in f.move
+    # An arm that tests something else (a tag, an extra condition) must win where it
+    # does, whatever the type: no dispatch on the type says that (the seventh fresh
+    # review's cfn-lint ``multi_constructor`` and pyparsing ``PrecededBy``, judged wrong).
+    tagged = longest.replace("if isinstance(node, Text):", "if tag == 'raw':")
+    assert Kind.DISPATCH_TABLE not in kinds(tagged)
+    guarded = longest.replace("isinstance(node, Link)", "isinstance(node, Link) and node.url")
+    assert Kind.DISPATCH_TABLE not in kinds(guarded)
 
 
 def test_a_tag_ladder_is_a_switch_on_type() -> None:

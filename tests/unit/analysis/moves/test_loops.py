@@ -148,6 +148,35 @@ def test_read_until_empty_is_a_walrus_loop() -> None:
     assert "walrus" not in moves(source.replace("if not data:", "if not data.ok:"))
 
 
+@pytest.mark.parametrize(
+    "says",
+    [
+        "import sys\nPY26 = sys.version_info[0] < 3\n",
+        "import sys\nif sys.version_info < (3, 8):\n    pass\n",
+        "from __future__ import print_function\n",
+        "from six import PY2\n",
+    ],
+)
+def test_no_new_syntax_in_a_module_that_runs_on_an_older_python(says: str) -> None:
+    """An assignment expression is a SyntaxError before 3.8 (the seventh fresh review's
+    distlib ``reader``, judged wrong: distlib still tests ``sys.version_info[0] < 3``)."""
+    source = textwrap.dedent("""
+    def copy(conn, callback, blocksize, rest):
+        if rest is not None:
+            conn.skip(rest)
+        while 1:
+            data = conn.recv(blocksize)
+            if not data:
+                break
+            callback(data)
+        return conn.close()
+    """)
+    assert Kind.WALRUS_LOOP in kinds(source)
+    assert Kind.WALRUS_LOOP not in kinds(says + source)
+    newer = "import sys\nif sys.version_info >= (3, 9):\n    pass\n"
+    assert Kind.WALRUS_LOOP in kinds(newer + source)  # it runs below 3.9: on 3.8, say
+
+
 def test_a_negated_search_reads_as_not_any_or_de_morgan() -> None:
     source = """
     def allowed(self, domain):
@@ -399,3 +428,21 @@ def test_a_search_whose_fallback_does_work_is_no_next() -> None:
     assert Kind.NEXT not in kinds(source)  # next() would obtain() before it looked
     plain = source.replace("return self.obtain(req, installer)", "return self.missing")
     assert Kind.NEXT in kinds(plain)
+
+
+def test_no_any_when_the_loop_variable_is_read_after_the_loop() -> None:
+    """``any()`` binds no loop variable: the seventh fresh review's distlib
+    ``is_string_sequence`` asserts on ``i`` after the loop (judged wrong)."""
+    source = """
+    def is_string_sequence(seq):
+        result = True
+        i = None
+        for i, s in enumerate(seq):
+            if not isinstance(s, string_types):
+                result = False
+                break
+        assert i is not None
+        return result
+    """
+    assert "any(" not in moves(source)
+    assert "any(" in moves(source.replace("assert i is not None", "assert seq is not None"))
