@@ -60,9 +60,9 @@ WRAP_LINES: Final = 12
 GUARD_TEST_CHARS: Final = 44
 
 
-#: A lone compound statement under an ``else`` after a return is worth a level from
-#: this many lines of code.
-NO_ELSE_LINES: Final = 4
+#: An ``else`` after a branch that leaves is worth moving out a level from this many
+#: lines of code: reviewers judged shorter ones a two-way choice that reads well.
+NO_ELSE_LINES: Final = 10
 
 #: The longest test two merged ``if``s may have (beyond it, the line wraps).
 MERGED_CHARS: Final = 72
@@ -146,10 +146,7 @@ def _worth_unindenting(orelse: list[ast.stmt]) -> bool:
     match orelse:
         case [ast.If()]:
             return False  # an elif: a chain of cases reads well as one
-    if not any(is_compound(s) for s in orelse):
-        return False
-    # One short statement under the else reads as well as beside it.
-    return len(orelse) >= 2 or code_lines(orelse) >= NO_ELSE_LINES
+    return any(is_compound(s) for s in orelse) and code_lines(orelse) >= NO_ELSE_LINES
 
 
 def _lopsided(node: ast.If, orelse: list[ast.stmt]) -> bool:
