@@ -95,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     guide.add_argument(
         "--lsp", action="store_true", help="serve the Language Server Protocol (3.17) on stdio"
     )
+    guide.add_argument(
+        "--stdio",
+        action="store_true",
+        help="the transport of --lsp and --server (the only one; accepted because LSP "
+        "clients pass it)",
+    )
     guide.add_argument("--json", action="store_true", help="print protocol hint objects as JSON")
     guide.add_argument(
         "--stdin-path",
@@ -277,9 +283,15 @@ def _guide_mode(args: argparse.Namespace) -> tuple[_Command, _Problem]:
     """The mode the arguments ask for, and what is wrong with them for it (None: nothing)."""
     if args.server or args.lsp:
         return run_server, _server_problem
+    if args.stdio:
+        return run_server, _stdio_problem
     if args.stdin_path is not None:
         return run_stdin, _stdin_problem
     return run_oneshot, _paths_problem
+
+
+def _stdio_problem(args: argparse.Namespace) -> str | None:
+    return "--stdio is the transport of --lsp or --server: give one of them"
 
 
 def _server_problem(args: argparse.Namespace) -> str | None:

@@ -119,6 +119,18 @@ async def test_initialize_once(client: LanguageClient) -> None:
     assert await request_error(client, "initialize", again) == -32600
 
 
+async def test_the_stdio_option_clients_pass_is_accepted(root: Path) -> None:
+    """vscode-languageclient appends ``--stdio`` to the command of a stdio server."""
+    started = await start_client(root, "--workers", "0", "--stdio")
+    try:
+        result = await initialize(started)
+        assert result.server_info is not None and result.server_info.name == "gzguide"
+        await started.shutdown_session()
+        assert await exit_status(started) == 0
+    finally:
+        await stop_client(started)
+
+
 async def test_unknown_methods_and_accepted_notifications(client: LanguageClient) -> None:
     await initialize(client)
     assert await request_error(client, "gzguide/unknown", {}) == -32601
