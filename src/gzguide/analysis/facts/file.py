@@ -57,8 +57,10 @@ class FileFacts:
     def runs_on(self, needed: Version | None) -> bool:
         """Whether code that needs Python ``needed`` (None: any) runs wherever the
         module does."""
+        if needed is None:
+            return True  # asked for every move: the module is only walked for a few
         oldest = self.oldest_python
-        return needed is None or oldest is None or oldest > needed
+        return oldest is None or oldest > needed
 
     @cached_property
     def twins(self) -> Twins:

@@ -27,8 +27,12 @@ _PYTHON_2_FUTURES: Final = frozenset(
 def oldest_tested(tree: ast.Module) -> Version | None:
     """The oldest version ``tree`` says it may run below (it runs on one older than
     that), or None when it tests none."""
-    found = [v for node in ast.walk(tree) for v in _versions(node)]
+    found = [v for node in ast.walk(tree) if type(node) in _TELLING for v in _versions(node)]
     return min(found, default=None)
+
+
+#: The nodes that can tell a version (the rest of the tree is skipped unlooked at).
+_TELLING: Final = frozenset({ast.Compare, ast.ImportFrom, ast.Name, ast.Attribute, ast.alias})
 
 
 def _versions(node: ast.AST) -> Iterator[Version]:
