@@ -63,3 +63,29 @@ def _always_bool(test: ast.expr) -> bool:
         case ast.Call(func=ast.Name(id=name), keywords=[]):
             return name in BOOL_BUILTINS
     return False
+
+
+def _tests_of(node: ast.AST) -> list[ast.expr]:
+    """The expressions ``node`` asks only the truth of."""
+    match node:
+        case ast.If(test=test) | ast.While(test=test) | ast.IfExp(test=test):
+            return [test]
+        case ast.Assert(test=test) | ast.UnaryOp(op=ast.Not(), operand=test):
+            return [test]
+        case ast.comprehension(ifs=ifs):
+            return list(ifs)
+    return []
+
+
+def truth_tested(root: ast.AST) -> frozenset[int]:
+    """The ids of the expressions under ``root`` whose value only decides a truth: a
+    test, the operand of ``not``, and each operand of an ``and``/``or`` that is one
+    (whichever operand it gives, its truth is all that is asked of it)."""
+    pending = [test for node in ast.walk(root) for test in _tests_of(node)]
+    found: set[int] = set()
+    while pending:
+        node = pending.pop()
+        found.add(id(node))
+        if isinstance(node, ast.BoolOp):
+            pending.extend(node.values)
+    return frozenset(found)
