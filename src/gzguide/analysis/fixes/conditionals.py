@@ -19,7 +19,7 @@ from gzguide.analysis.fixes.registry import fixer, one_line, operand, statement_
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.kinds import Kind
 
-_ELSE_LINE: Final = re.compile(r"[ \t]*else[ \t]*:[ \t]*")
+ELSE_LINE: Final = re.compile(r"[ \t]*else[ \t]*:[ \t]*")
 #: What may follow a test on its header line: closing parentheses, the colon, and
 #: (group 1) the rest of the line.
 _AFTER_TEST: Final = re.compile(r"[ \t)]*:(.*)")
@@ -27,7 +27,7 @@ _AFTER_TEST: Final = re.compile(r"[ \t)]*:(.*)")
 _UNDER_AND: Final = (ast.NamedExpr, ast.IfExp, ast.Lambda, ast.Tuple)
 
 
-def _step_in(source: Source, outer_line: int, inner_line: int) -> tuple[str, str] | None:
+def step_in(source: Source, outer_line: int, inner_line: int) -> tuple[str, str] | None:
     """The indentation of ``outer_line`` and what ``inner_line`` adds to it, when it
     adds some: the indentation a block loses when it moves out a level."""
     keep, inner = source.indent(outer_line), source.indent(inner_line)
@@ -38,7 +38,7 @@ def _step_in(source: Source, outer_line: int, inner_line: int) -> tuple[str, str
 
 def _moved_out(source: Source, inner: ast.If, first: int, header: Edit) -> Fix | None:
     """``header`` and the lines of ``inner`` from ``first`` on, a level out."""
-    levels = _step_in(source, header.start[0], inner.lineno)
+    levels = step_in(source, header.start[0], inner.lineno)
     if levels is None:
         return None
     body = source.dedent(first, inner.end_lineno or inner.lineno, *levels)
@@ -51,7 +51,7 @@ def else_if(move: Move, view: FunctionView, source: Source) -> Fix | None:
     if found is None:
         return None
     match found[1].orelse:
-        case [ast.If() as inner] if _ELSE_LINE.fullmatch(source.line(inner.lineno - 1)):
+        case [ast.If() as inner] if ELSE_LINE.fullmatch(source.line(inner.lineno - 1)):
             keep = source.indent(inner.lineno - 1)
             keyword = (inner.lineno, source.start(inner)[1] + 2)
             header = Edit((inner.lineno - 1, 0), keyword, keep + "elif")
@@ -75,7 +75,7 @@ def merge_ifs(move: Move, view: FunctionView, source: Source) -> Fix | None:
     return None
 
 
-def _rest_of_header(source: Source, node: ast.If) -> str | None:
+def rest_of_header(source: Source, node: ast.If) -> str | None:
     """What follows the colon of ``node``'s one-line test, or None when the test is not
     on one line."""
     if not one_line(node.test):
@@ -86,7 +86,7 @@ def _rest_of_header(source: Source, node: ast.If) -> str | None:
 
 def _merged_header(source: Source, outer: ast.If, inner: ast.If) -> Edit | None:
     """The edit that makes the two headers one: ``if a and b:`` and the inner comment."""
-    outer_rest, inner_rest = _rest_of_header(source, outer), _rest_of_header(source, inner)
+    outer_rest, inner_rest = rest_of_header(source, outer), rest_of_header(source, inner)
     if outer_rest is None or inner_rest is None or outer_rest.strip():
         return None
     column = source.start(outer)[1]
