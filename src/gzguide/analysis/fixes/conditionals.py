@@ -1,9 +1,10 @@
-"""Fixes of conditional moves: ``else: if`` as ``elif``, and an ``if`` holding only an
-``if`` as one test.
+"""Fixes of conditional moves: ``else: if`` as ``elif``, an ``if`` holding only an
+``if`` as one test, and two adjacent arms of the same code as one arm.
 
-Both are safe: each test is evaluated as often and in the same order as before
+All are safe: each test is evaluated as often and in the same order as before
 (``if a: if b:`` and ``if a and b:`` both ask ``a``'s truth once, then ``b``'s only
-when ``a`` holds), and the same statements run.
+when ``a`` holds; ``if a: X elif b: X`` and ``if a or b: X`` ask ``b`` only when ``a``
+fails), and the same statements run.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from gzguide.analysis.facts.walk import FunctionView
 from gzguide.analysis.fixes.edits import Edit, Fix, Source
 from gzguide.analysis.fixes.registry import fixer, one_line, operand, statement_at
 from gzguide.analysis.moves.base import Move
+from gzguide.analysis.moves.conditionals import MERGED_CHARS
 from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.syntax import same_code
 
-_ELSE_LINE: Final = re.compile(r"[ \t]*else[ \t]*:[ \t]*")
+ELSE_LINE: Final = re.compile(r"[ \t]*else[ \t]*:[ \t]*")
 #: What may follow a test on its header line: closing parentheses, the colon, and
 #: (group 1) the rest of the line.
 _AFTER_TEST: Final = re.compile(r"[ \t)]*:(.*)")
@@ -27,7 +30,7 @@ _AFTER_TEST: Final = re.compile(r"[ \t)]*:(.*)")
 _UNDER_AND: Final = (ast.NamedExpr, ast.IfExp, ast.Lambda, ast.Tuple)
 
 
-def _step_in(source: Source, outer_line: int, inner_line: int) -> tuple[str, str] | None:
+def step_in(source: Source, outer_line: int, inner_line: int) -> tuple[str, str] | None:
     """The indentation of ``outer_line`` and what ``inner_line`` adds to it, when it
     adds some: the indentation a block loses when it moves out a level."""
     keep, inner = source.indent(outer_line), source.indent(inner_line)
@@ -38,7 +41,7 @@ def _step_in(source: Source, outer_line: int, inner_line: int) -> tuple[str, str
 
 def _moved_out(source: Source, inner: ast.If, first: int, header: Edit) -> Fix | None:
     """``header`` and the lines of ``inner`` from ``first`` on, a level out."""
-    levels = _step_in(source, header.start[0], inner.lineno)
+    levels = step_in(source, header.start[0], inner.lineno)
     if levels is None:
         return None
     body = source.dedent(first, inner.end_lineno or inner.lineno, *levels)
@@ -51,7 +54,7 @@ def else_if(move: Move, view: FunctionView, source: Source) -> Fix | None:
     if found is None:
         return None
     match found[1].orelse:
-        case [ast.If() as inner] if _ELSE_LINE.fullmatch(source.line(inner.lineno - 1)):
+        case [ast.If() as inner] if ELSE_LINE.fullmatch(source.line(inner.lineno - 1)):
             keep = source.indent(inner.lineno - 1)
             keyword = (inner.lineno, source.start(inner)[1] + 2)
             header = Edit((inner.lineno - 1, 0), keyword, keep + "elif")
@@ -75,7 +78,7 @@ def merge_ifs(move: Move, view: FunctionView, source: Source) -> Fix | None:
     return None
 
 
-def _rest_of_header(source: Source, node: ast.If) -> str | None:
+def rest_of_header(source: Source, node: ast.If) -> str | None:
     """What follows the colon of ``node``'s one-line test, or None when the test is not
     on one line."""
     if not one_line(node.test):
@@ -86,7 +89,7 @@ def _rest_of_header(source: Source, node: ast.If) -> str | None:
 
 def _merged_header(source: Source, outer: ast.If, inner: ast.If) -> Edit | None:
     """The edit that makes the two headers one: ``if a and b:`` and the inner comment."""
-    outer_rest, inner_rest = _rest_of_header(source, outer), _rest_of_header(source, inner)
+    outer_rest, inner_rest = rest_of_header(source, outer), rest_of_header(source, inner)
     if outer_rest is None or inner_rest is None or outer_rest.strip():
         return None
     column = source.start(outer)[1]
@@ -94,3 +97,47 @@ def _merged_header(source: Source, outer: ast.If, inner: ast.If) -> Edit | None:
     tests = (operand(source, t, _UNDER_AND) for t in (outer.test, inner.test))
     header = f"{keyword} {' and '.join(tests)}:{inner_rest}"
     return Edit((outer.lineno, column), (inner.lineno, len(source.line(inner.lineno))), header)
+
+
+#: What may not stand bare as an operand of ``or``.
+_UNDER_OR: Final = (ast.NamedExpr, ast.IfExp, ast.Lambda)
+
+
+@fixer(Kind.SAME_ARMS)
+def same_arms(move: Move, view: FunctionView, source: Source) -> Fix | None:
+    found = statement_at(view, move.span[0], ast.If)
+    if found is None:
+        return None
+    match found[1]:
+        case ast.If(orelse=[ast.If() as second]) as first if _joinable(source, first, second):
+            joined = " or ".join(_under_or(source, t) for t in (first.test, second.test))
+            if len(joined) > MERGED_CHARS:
+                return None  # as for merged ifs: a longer test wraps
+            header = Edit(source.start(first.test), source.end(first.test), joined)
+            kept, dropped = _last_line(first.body), _last_line(second.body)
+            cut = Edit((kept, len(source.line(kept))), (dropped, len(source.line(dropped))), "")
+            return Fix(move.kind, "Join the arms", (header, cut), safe=True)
+    return None
+
+
+def _under_or(source: Source, test: ast.expr) -> str:
+    """``test`` as an operand of ``or``; an ``and`` in parentheses, as a reader wants it."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return f"({source.segment(test)})"
+    return operand(source, test, _UNDER_OR)
+
+
+def _last_line(body: list[ast.stmt]) -> int:
+    return body[-1].end_lineno or body[-1].lineno
+
+
+def _joinable(source: Source, first: ast.If, second: ast.If) -> bool:
+    """Whether the second arm is an ``elif`` of the same code, whose lines hold no
+    comment (they go), and both tests are on one line."""
+    column = source.start(first)[1]
+    is_elif = source.line(second.lineno).startswith("elif", column)
+    if not is_elif or source.start(second)[1] != column or not same_code(first.body, second.body):
+        return False
+    if rest_of_header(source, first) is None or rest_of_header(source, second) != "":
+        return False
+    return not source.has_comment(_last_line(first.body) + 1, _last_line(second.body))

@@ -79,11 +79,9 @@ class Source:
     @cached_property
     def comment_lines(self) -> frozenset[int]:
         """The lines holding a comment (an edit across one would lose it)."""
-        try:
-            tokens = list(tokenize.generate_tokens(io.StringIO(self.text).readline))
-        except (tokenize.TokenError, SyntaxError):
+        if self._tokens is None:
             return frozenset(range(1, len(self.lines) + 1))
-        return frozenset(t.start[0] for t in tokens if t.type == tokenize.COMMENT)
+        return frozenset(t.start[0] for t in self._tokens if t.type == tokenize.COMMENT)
 
     def has_comment(self, first: int, last: int) -> bool:
         return any(first <= line <= last for line in self.comment_lines)
@@ -98,14 +96,21 @@ class Source:
         return name in self.bound_names
 
     @cached_property
+    def _tokens(self) -> list[tokenize.TokenInfo] | None:
+        try:
+            return list(tokenize.generate_tokens(io.StringIO(self.text).readline))
+        except (tokenize.TokenError, SyntaxError):
+            return None
+
+    @cached_property
     def string_lines(self) -> frozenset[int]:
         """The lines that start inside a string literal: their text is the string's, and
-        changing their indentation would change its value."""
-        found: set[int] = set()
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Constant | ast.JoinedStr) and node.end_lineno != node.lineno:
-                found.update(range(node.lineno + 1, (node.end_lineno or node.lineno) + 1))
-        return frozenset(found)
+        changing their indentation would change its value (a line that starts the next
+        literal of an implicit concatenation is not one)."""
+        if self._tokens is None:
+            return frozenset(range(1, len(self.lines) + 1))
+        spans = _string_spans(self._tokens)
+        return frozenset(n for first, last in spans for n in range(first + 1, last + 1))
 
     def dedent(self, first: int, last: int, keep: str, drop: str) -> list[Edit]:
         """The edits that take ``drop`` out after the indentation ``keep`` on each line
@@ -117,6 +122,22 @@ class Source:
             for n in range(first, last + 1)
             if n not in self.string_lines and self.line(n).startswith(keep + drop)
         ]
+
+
+def _string_spans(tokens: list[tokenize.TokenInfo]) -> list[tuple[int, int]]:
+    """The first and last line of each string literal (an f-string is several tokens
+    from Python 3.12 on, between its start and its end)."""
+    spans: list[tuple[int, int]] = []
+    opened: list[int] = []
+    for token in tokens:
+        name = tokenize.tok_name[token.type]
+        if name == "STRING":
+            spans.append((token.start[0], token.end[0]))
+        elif name == "FSTRING_START":
+            opened.append(token.start[0])
+        elif name == "FSTRING_END" and opened:
+            spans.append((opened.pop(), token.end[0]))
+    return spans
 
 
 def _bound(node: ast.AST) -> str | None:

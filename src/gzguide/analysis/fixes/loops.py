@@ -8,6 +8,11 @@ with ``await``, ``yield`` or ``super()`` (a generator has a scope of its own): n
 then. One ``isinstance`` with a literal tuple is safe; with ``tuple(classes)`` it is
 not (the loop stops at a match, ``tuple()`` reads every class first). ``yield from``
 is unsafe: it passes ``send()`` and ``throw()`` on to the iterator, the loop did not.
+
+A loop ``else`` with no ``break`` to skip it runs whenever the loop ends, as code
+after the loop does: dropping the ``else:`` line is safe. So is ``while x := read():``
+for ``while True:`` that reads ``x`` and breaks when it is falsy (or None): the test
+reads and stops in the same order, and a ``continue`` reads again, as it did.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import ast
 from typing import Final, NamedTuple
 
 from gzguide.analysis.facts.walk import FunctionView, Stmt
+from gzguide.analysis.fixes.conditionals import ELSE_LINE, step_in
 from gzguide.analysis.fixes.edits import Edit, Fix, Source
 from gzguide.analysis.fixes.registry import fixer, one_line, operand, statement_at
 from gzguide.analysis.fixes.tests import as_written, negated
@@ -122,3 +128,68 @@ def yield_from(move: Move, view: FunctionView, source: Source) -> Fix | None:
     text = f"yield from {operand(source, loop.iter, (ast.NamedExpr, ast.Tuple, ast.Yield))}"
     edit = Edit(source.start(loop), source.end(loop), text)
     return Fix(move.kind, "Use yield from", (edit,), safe=False)
+
+
+@fixer(Kind.LOOP_ELSE)
+def loop_else(move: Move, view: FunctionView, source: Source) -> Fix | None:
+    found = statement_at(view, move.span[0], ast.stmt)
+    match found[1] if found is not None else None:
+        case (
+            ast.For(orelse=[first, *_])
+            | ast.AsyncFor(orelse=[first, *_])
+            | ast.While(orelse=[first, *_]) as loop
+        ):
+            return _unwrapped_else(move, source, loop, first)
+    return None
+
+
+def _unwrapped_else(
+    move: Move, source: Source, loop: ast.For | ast.AsyncFor | ast.While, first: ast.stmt
+) -> Fix | None:
+    """The ``else:`` line gone and its body a level out."""
+    line = move.span[1]
+    levels = step_in(source, line, first.lineno)
+    if not ELSE_LINE.fullmatch(source.line(line)) or levels is None or first.lineno <= line:
+        return None
+    end = loop.end_lineno or loop.lineno
+    edits = (Edit((line, 0), (line + 1, 0), ""), *source.dedent(first.lineno, end, *levels))
+    return Fix(move.kind, "Drop the loop's else", edits, safe=True)
+
+
+#: What may not stand bare as the value of ``:=``.
+_LOOSE_VALUE: Final = (ast.Tuple, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Lambda)
+
+
+@fixer(Kind.WALRUS_LOOP)
+def walrus_loop(move: Move, view: FunctionView, source: Source) -> Fix | None:
+    found = statement_at(view, move.span[0], ast.While)
+    match found[1] if found is not None else None:
+        case (
+            ast.While(
+                body=[
+                    ast.Assign(targets=[ast.Name(id=name)], value=value) as read,
+                    ast.If(test=stop_test) as stop,
+                    *_,
+                ]
+            ) as loop
+        ) if _whole_lines(source, read, stop):
+            walrus = f"{name} := {operand(source, value, _LOOSE_VALUE)}"
+            test = walrus if isinstance(stop_test, ast.UnaryOp) else f"({walrus}) is not None"
+            header = Edit(source.start(loop.test), source.end(loop.test), test)
+            cut = Edit((read.lineno, 0), ((stop.end_lineno or stop.lineno) + 1, 0), "")
+            return Fix(move.kind, "Read in the while test", (header, cut), safe=True)
+    return None
+
+
+def _whole_lines(source: Source, read: ast.stmt, stop: ast.If) -> bool:
+    """Whether the read and the ``if`` that stops take whole lines of their own, with no
+    comment: the edit removes those lines."""
+    last = stop.end_lineno or stop.lineno
+    if source.has_comment(read.lineno, last):
+        return False
+    begins = source.start(read)[1] == len(source.indent(read.lineno))
+    return (
+        begins
+        and read.end_lineno == read.lineno
+        and source.end(stop)[1] == len(source.line(last).rstrip())
+    )

@@ -17,7 +17,13 @@ from gzguide.analysis.engine import Measured, evaluate, measure
 from gzguide.analysis.facts.file import FileFacts
 from gzguide.analysis.facts.parsed import parse_module
 from gzguide.analysis.facts.scopes import Scope
-from gzguide.analysis.fixes import booleans, conditionals, loops  # noqa: F401 (registers)
+from gzguide.analysis.fixes import (  # noqa: F401 (registers)
+    booleans,
+    conditionals,
+    guards,
+    loops,
+    operands,
+)
 from gzguide.analysis.fixes.edits import Fix, Source, apply_edits, overlap
 from gzguide.analysis.fixes.registry import FIXERS, Fixer
 from gzguide.analysis.fixes.verify import DefKey, Promise, definition_values, verify

@@ -75,7 +75,7 @@ def _is_predicate(owner: ast.expr, method: str) -> bool:
 _Key = Callable[[ast.expr], str | None]
 
 
-def _runs(values: list[ast.expr], key: _Key) -> Iterator[list[ast.expr]]:
+def runs(values: list[ast.expr], key: _Key) -> Iterator[list[ast.expr]]:
     """Maximal runs of adjacent operands sharing the same ``key(operand)`` (not None)."""
     for shared, group in groupby(values, key):
         run = list(group)
@@ -83,7 +83,7 @@ def _runs(values: list[ast.expr], key: _Key) -> Iterator[list[ast.expr]]:
             yield run
 
 
-def _equality_subject(op: type[ast.cmpop]) -> _Key:
+def equality_subject(op: type[ast.cmpop]) -> _Key:
     def key(value: ast.expr) -> str | None:
         match value:
             case ast.Compare(
@@ -97,7 +97,7 @@ def _equality_subject(op: type[ast.cmpop]) -> _Key:
     return key
 
 
-def _isinstance_subject(value: ast.expr) -> str | None:
+def isinstance_subject(value: ast.expr) -> str | None:
     match value:
         case ast.Call(func=ast.Name(id="isinstance"), args=[subject, _], keywords=[]):
             return ast.dump(subject)
@@ -115,7 +115,7 @@ def membership(view: FunctionView) -> Iterator[Move]:
     """``x == a or x == b`` is ``x in (a, b)``; ``x != a and x != b`` is ``not in``."""
     for boolop in view.boolops:
         is_or = isinstance(boolop.op, ast.Or)
-        for run in _runs(boolop.values, _equality_subject(ast.Eq if is_or else ast.NotEq)):
+        for run in runs(boolop.values, equality_subject(ast.Eq if is_or else ast.NotEq)):
             yield _membership_move(run, is_or)
 
 
@@ -156,7 +156,7 @@ def conditional(view: FunctionView) -> Iterator[Move]:
 def isinstance_tuple(view: FunctionView) -> Iterator[Move]:
     """``isinstance(x, A) or isinstance(x, B)`` is one call with a tuple of types."""
     for boolop in _ors(view):
-        for run in _runs(boolop.values, _isinstance_subject):
+        for run in runs(boolop.values, isinstance_subject):
             yield _isinstance_move([v for v in run if isinstance(v, ast.Call)])
 
 
@@ -164,7 +164,7 @@ def isinstance_tuple(view: FunctionView) -> Iterator[Move]:
 _AFFIX_METHODS: Final = frozenset({"startswith", "endswith"})
 
 
-def _affix_key(negated: bool) -> _Key:
+def affix_key(negated: bool) -> _Key:
     """The receiver and method of ``s.startswith(x)`` (``not s.startswith(x)`` when
     ``negated``), one positional argument and no other."""
 
@@ -198,14 +198,14 @@ def startswith_tuple(view: FunctionView) -> Iterator[Move]:
     s.startswith(a) and not s.startswith(b)`` is ``not s.startswith((a, b))``."""
     for boolop in view.boolops:
         negated = isinstance(boolop.op, ast.And)
-        for run in _runs(boolop.values, _affix_key(negated)):
+        for run in runs(boolop.values, affix_key(negated)):
             yield _affix_move(run, negated)
 
 
 def _affix_move(run: list[ast.expr], negated: bool) -> Move:
-    calls = [_called(v) for v in run]
+    calls = [called(v) for v in run]
     first = calls[0]
-    affixes = [e for c in calls for e in _affixes(c.args[0])]
+    affixes = [e for c in calls for e in affixes_in(c.args[0])]
     merged = ast.Call(first.func, [ast.Tuple(affixes, ast.Load())], [])
     shown = render(ast.UnaryOp(ast.Not(), merged) if negated else merged)
     joined = ast.BoolOp(ast.And() if negated else ast.Or(), run)
@@ -219,14 +219,14 @@ def _affix_move(run: list[ast.expr], negated: bool) -> Move:
     )
 
 
-def _called(value: ast.expr) -> ast.Call:
+def called(value: ast.expr) -> ast.Call:
     """The call of an operand ``s.startswith(x)`` or ``not s.startswith(x)``."""
     call = value.operand if isinstance(value, ast.UnaryOp) else value
     assert isinstance(call, ast.Call)
     return call
 
 
-def _affixes(arg: ast.expr) -> list[ast.expr]:
+def affixes_in(arg: ast.expr) -> list[ast.expr]:
     """The prefixes an argument names: a tuple's items, or the argument itself."""
     return list(arg.elts) if isinstance(arg, ast.Tuple) else [arg]
 
@@ -322,11 +322,11 @@ def dead_or(view: FunctionView) -> Iterator[Move]:
     """``sep.join(xs) or ""`` with a literal ``sep``: the ``or`` never changes the value."""
     for boolop in _ors(view):
         for left, right in pairwise(boolop.values):
-            if _empty_join(left, right):
+            if empty_join(left, right):
                 yield _dead_or_move(left, right)
 
 
-def _empty_join(left: ast.expr, right: ast.expr) -> bool:
+def empty_join(left: ast.expr, right: ast.expr) -> bool:
     """Whether ``left`` joins on a literal separator and ``right`` is the empty literal
     of the same type: a join gives exactly that when there is nothing to join (unlike
     ``str(x)``, which may give a falsy subclass of ``str``)."""

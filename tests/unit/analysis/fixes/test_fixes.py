@@ -12,28 +12,10 @@ import textwrap
 import pytest
 
 from gzguide.analysis.fixes.edits import Edit, apply_edits
-from gzguide.analysis.fixes.planner import Offered, file_fixes, fix_text
-from support.moves import OPEN, radon
-
-
-def _only(source: str) -> Offered:
-    (offered,) = file_fixes(textwrap.dedent(source), OPEN)
-    return offered
-
-
-def _fixed(source: str, unsafe: bool = False) -> str:
-    return fix_text(textwrap.dedent(source), OPEN, unsafe=unsafe)[0]
-
-
-def _check(before: str, after: str, safe: bool, unsafe: bool = False) -> Offered:
-    """The one fix of ``before`` gives ``after`` exactly, radon agrees with its figures."""
-    offered = _only(before)
-    assert offered.fix.safe is safe
-    assert _fixed(before, unsafe=unsafe or not safe) == textwrap.dedent(after)
-    lowered = radon(before) - radon(after)
-    if offered.finding.metric == "radon_cc":
-        assert offered.before - offered.after == lowered
-    return offered
+from gzguide.analysis.fixes.planner import file_fixes, fix_text
+from support.moves import OPEN
+from unit.analysis.fixes.checks import check as _check
+from unit.analysis.fixes.checks import fixed as _fixed
 
 
 def test_else_holding_only_an_if_becomes_elif() -> None:
