@@ -13,14 +13,21 @@ from gzguide.analysis.moves.rendering import render
 from gzguide.analysis.moves.syntax import negation
 from unit.analysis.fixes.checks import check, offered
 
-#: Work enough for a guard: six lines of code, one of them a loop.
+#: Work enough for any guard: twelve lines of code (what an if wrapping the rest of a
+#: function or loop body needs), one of them a loop.
 _WORK = """\
     a = job.a
     b = job.b
     for c in job.parts:
         a.append(c)
     b.sort()
-    b.reverse()"""
+    b.reverse()
+    a.sort()
+    a.reverse()
+    job.log(a)
+    job.log(b)
+    job.count(a)
+    job.count(b)"""
 
 
 def _indented(text: str, prefix: str) -> str:
