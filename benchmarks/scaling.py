@@ -9,7 +9,8 @@ advice: what a worker, or ``--workers 0``, runs) and its floor (``ast.parse`` +
 ``cc_visit_ast`` + ``h_visit_ast`` + ``radon.raw.analyze`` on the same source) are
 timed alternately in this process, and their medians printed, with each size's
 time against the smallest size's: a linear engine keeps that ratio near the ratio of
-the sizes. Run it under ``taskset -c N`` on a quiet CPU; run it with another
+the sizes. Before each sample the heap is collected and frozen, as a worker's is
+between jobs (``workers.child``). Run it under ``taskset -c N`` on a quiet CPU; run it with another
 checkout's interpreter (its ``.venv/bin/python``, from this directory) to measure
 that checkout's engine on the same modules.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import gc
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +32,10 @@ SIZES = (1000, 2000, 4000, 8000, 16000)
 
 
 def _timed(fn: Callable[[], object]) -> float:
+    # As a worker does between jobs: the garbage of what ran before collected, what
+    # lives frozen, so the collections during the sample see only what it allocates.
+    gc.collect()
+    gc.freeze()
     started = time.perf_counter_ns()
     fn()
     return (time.perf_counter_ns() - started) / 1e6
