@@ -16,6 +16,11 @@ and one of these:
   constructors that store the values on ``self`` (that class already is the
   object that holds them);
 * ``long_list``: a signature of five or more such parameters (``long_parameter_list``).
+
+Finding clumps costs the number of functions times the triples of each signature
+(at most ``facts.file.MAX_CLUMP_PARAMETERS`` names, so a bounded number): each triple
+indexes the functions taking it (``FileFacts.triples``), each triple's family is
+judged once per file, and a hint names two other members and counts the rest.
 """
 
 from __future__ import annotations

@@ -43,9 +43,9 @@ def test_a_data_clump_travels_through_functions_of_different_signatures() -> Non
 
 
 def test_a_large_clump_names_two_of_its_other_functions_and_counts_the_rest() -> None:
+    clump = ["street", "city", "postcode"]
     functions = [
-        f"def {name}({', '.join(['street', 'city', 'postcode'][:k] + extra + ['street', 'city', 'postcode'][k:])}):\n"
-        f"    return weight\n"
+        f"def {name}({', '.join(clump[:k] + extra + clump[k:])}):\n    return weight\n"
         for name, k, extra in [
             ("quote", 0, ["weight"]),
             ("label", 1, ["weight"]),
