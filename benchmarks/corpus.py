@@ -224,3 +224,65 @@ class EditableModule:
     def cursor_in(self, index: int) -> int:
         """A byte offset inside function ``index``'s body."""
         return self.body_offsets[index]
+
+
+#: The shapes of :func:`near_copy_module`'s functions: the body of a test, of a
+#: generated accessor, of a generated converter. ``{w}`` words and ``{k}`` numbers
+#: are what one function changes from the next.
+_NEAR_COPY_SHAPES = (
+    (
+        "def test_{name}(client, payload, expected):",
+        '    response = client.post("/{w0}", json=payload)',
+        "    if response.status != {k0}:",
+        "        raise AssertionError(response.status)",
+        '    if "{w1}" in response.body:',
+        '        assert response.body["{w1}"] == expected',
+        "    elif expected is not None:",
+        '        assert response.body.get("{w2}") == {k1}',
+        "    return response",
+    ),
+    (
+        "def get_{name}(record, default, strict):",
+        '    """Read the {w0} of a record."""',
+        '    value = record.get("{w0}", {k0})',
+        "    if value is None and strict:",
+        '        raise KeyError("{w0}")',
+        "    if value is None:",
+        "        value = default",
+        "    while value > {k1}:",
+        "        value -= {k0}",
+        "    return value",
+    ),
+    (
+        "def convert_{name}(data, index, default):",
+        "    try:",
+        '        result = data[index]["{w1}"]',
+        "    except (KeyError, IndexError):",
+        "        result = default",
+        "    if result is None or result < {k0}:",
+        "        result = {k1}",
+        "    for step in range({k0}):",
+        "        result = result * step + {k1}",
+        "    return result",
+    ),
+)
+
+
+def near_copy_module(seed: int, target_lines: int) -> str:
+    """About ``target_lines`` lines of small functions in a few shapes, each a near copy
+    of others (differing in a name or a value), as in a test module or generated code;
+    the same seed always gives the same text."""
+    rng = random.Random(seed)
+    lines = [f'"""Near copies {seed}."""', ""]
+    index = 0
+    while len(lines) < target_lines:
+        shape = _NEAR_COPY_SHAPES[index % len(_NEAR_COPY_SHAPES)]
+        words = {f"w{i}": rng.choice(_WORDS[:6]) for i in range(3)}
+        numbers = {f"k{i}": rng.choice((1, 2, 3, 5, 8, 13, 21, 34, 55, 89)) for i in range(2)}
+        if rng.random() < 0.5:
+            numbers["k0"] = index  # a value of its own, as a generated table's index is
+        name = f"{_name(rng)}_{index}"
+        lines += ["", ""]
+        lines += [line.format(name=name, **words, **numbers) for line in shape]
+        index += 1
+    return "\n".join(lines) + "\n"

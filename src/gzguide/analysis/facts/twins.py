@@ -5,14 +5,29 @@ A block written twice is the strongest case for a helper: one definition serves
 both places, and a fix made in one can no longer miss the other. Only near-exact
 copies count (at most :data:`MAX_DIFFERENCES` distinct names or values differ, each
 one a parameter of the helper), and only blocks long enough to be worth one.
+
+Finding them costs about the file's size, not the square of its number of
+functions. Functions (and statements) that could be copies meet in a bucket by a
+cheap key, and each bucket, once asked about, is split by the exact shape of its
+members with every leaf (a name, a value, a dotted name) left out: one walk of each
+member, which also lists its leaves in order, so that the i-th leaf of two members
+of a :class:`_Family` stand in the same place. Which members differ from one in at
+most :data:`MAX_DIFFERENCES` of its leaves' values is then a few bit operations over
+the whole family per leaf column that varies in it (integers as bit sets: linear in
+the family's size, 64 members a machine word). Only those members are compared
+leaf by leaf, and only when the leaves alone do not already settle it: a member
+whose differences are all values (constants) each in one place is a copy without
+a comparison, so a family whose members differ in a value each is counted by bit
+count rather than pair by pair. The comparisons left are between near copies that
+differ in names, whose number is what the answers report.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final, TypeGuard
+from typing import Final, NamedTuple, TypeGuard
 
 from gzguide.analysis.facts.astshape import code_lines
 from gzguide.analysis.facts.scopes import FunctionNode, Scope
@@ -62,6 +77,10 @@ class Twins:
         default_factory=dict
     )
     _bound: dict[int, _Names] = field(default_factory=dict)
+    #: Each function's and statement's family and place in it, by ``id`` of its node,
+    #: for the buckets asked about so far.
+    _families: dict[int, tuple[_Family, int]] = field(default_factory=dict)
+    _split: set[tuple[object, ...]] = field(default_factory=set)
 
     def copy_of(self, scope: Scope) -> FunctionCopy | None:
         """Another function whose body (the docstring left out) copies ``scope``'s, the
@@ -72,23 +91,64 @@ class Twins:
         body = own_body(node)
         if code_lines(body) < MIN_LINES:
             return None
-        copies = list(self._copies(scope, node, body))
-        if not copies:
+        copies = self._copies(scope, node, body)
+        if copies is None:
             return None
-        other, (differing, renames_only) = copies[0]
-        return FunctionCopy(other, differing, renames_only, more=len(copies) - 1)
+        other, count = copies
+        found = self._compare(node, _function(other))
+        assert found is not None
+        differing, renames_only = found
+        return FunctionCopy(other, differing, renames_only, more=count - 1)
 
     def _copies(
         self, scope: Scope, node: FunctionNode, body: list[ast.stmt]
-    ) -> Iterator[tuple[Scope, tuple[tuple[tuple[str, str], ...], bool]]]:
-        """The other functions of the file whose bodies copy ``node``'s, in file order."""
-        for other in self._function_index().get(_body_key(body), ()):
-            if other.qualname == scope.qualname:
-                continue
-            assert not isinstance(other.node, ast.ClassDef)
-            found = self._compare(node, other.node)
-            if found is not None:
-                yield other, found
+    ) -> tuple[Scope, int] | None:
+        """The first function of the file whose body copies ``node``'s, and how many
+        do: those the leaves settle are counted at once, the others compared."""
+        family, place = self._function_family(node, body)
+        near = family.near(place)
+        others = near.candidates & ~family.named(scope.qualname)
+        settled = near.settled & others
+        count = settled.bit_count()
+        first = _lowest(settled)
+        for index in _bits(others & ~settled):
+            if self._copies_one(node, family, place, index, near):
+                count += 1
+                first = min(first, index)
+        if not count:
+            return None
+        other = family.members[first]
+        assert isinstance(other, Scope)
+        return other, count
+
+    def _copies_one(
+        self, node: FunctionNode, family: _Family, place: int, index: int, near: _Near
+    ) -> bool:
+        """Whether member ``index`` copies ``node`` (member ``place``): from the leaves
+        alone when they differ in constants only, else by comparing the two."""
+        if near.constants >> index & 1:
+            return family.differing_pairs(place, index) <= MAX_DIFFERENCES
+        return self._compare(node, family.function(index)) is not None
+
+    def _function_family(self, node: FunctionNode, body: list[ast.stmt]) -> tuple[_Family, int]:
+        """The family of same-shaped bodies ``node``'s is in, and its place there."""
+        key = ("def", *_body_key(body))
+        if key not in self._split:
+            self._split.add(key)
+            bucket = self._function_index().get(_body_key(body), [])
+            self._add_families(bucket, [own_body(_function(s)) for s in bucket])
+        return self._families[id(node)]
+
+    def _add_families(self, members: Sequence[Scope | ast.stmt], trees: list[object]) -> None:
+        """Split one bucket into families of equal shape, members kept in bucket order."""
+        shaped: dict[tuple[object, ...], list[tuple[Scope | ast.stmt, _Leaves]]] = {}
+        for member, tree in zip(members, trees, strict=True):
+            leaves = _leaves_of(tree)
+            shaped.setdefault(leaves.shape, []).append((member, leaves))
+        for group in shaped.values():
+            family = _Family([m for m, _ in group], [leaves for _, leaves in group])
+            for place, member in enumerate(family.members):
+                self._families[id(_node_of(member))] = (family, place)
 
     def _function_index(self) -> dict[tuple[object, ...], list[Scope]]:
         if self._functions is None:
@@ -135,13 +195,31 @@ class Twins:
         with how many names and values differ."""
         if not isinstance(node, _COMPOUND) or code_lines([node]) < MIN_LINES:
             return None
-        for other in self._statement_index().get(_key(node), ()):
+        for other in self._near_statements(node):
             if _overlap(node, other):
                 continue  # itself, or a statement around or inside it
             found = differences(node, other)
             if found is not None:
                 return other, len(found)
         return None
+
+    def _near_statements(self, node: ast.stmt) -> Iterator[ast.stmt]:
+        """The statements of ``node``'s bucket that may copy it, in the bucket's order:
+        all of them for a statement of some other tree."""
+        key = ("stmt", *_key(node))
+        bucket = self._statement_index().get(_key(node), [])
+        if key not in self._split:
+            self._split.add(key)
+            self._add_families(bucket, list(bucket))
+        found = self._families.get(id(node))
+        if found is None or found[0].members[found[1]] is not node:
+            yield from bucket
+            return
+        family, place = found
+        for index in _bits(family.near(place).candidates):
+            other = family.members[index]
+            assert isinstance(other, ast.stmt)
+            yield other
 
     def _statement_index(self) -> dict[tuple[str, int, int], list[ast.stmt]]:
         if self._index is None:
@@ -215,6 +293,16 @@ def _body_key(body: list[ast.stmt]) -> tuple[object, ...]:
         (type(s).__name__, len(getattr(s, "body", ())), type(getattr(s, "value", None)).__name__)
         for s in body
     )
+
+
+def _node_of(member: Scope | ast.stmt) -> ast.AST:
+    return member.node if isinstance(member, Scope) else member
+
+
+def _function(scope: Scope) -> FunctionNode:
+    node = scope.node
+    assert not isinstance(node, ast.ClassDef)
+    return node
 
 
 def _function_index(functions: list[Scope]) -> dict[tuple[object, ...], list[Scope]]:
@@ -392,3 +480,176 @@ def _same_nodes(x: ast.AST, y: ast.AST, pending: list[tuple[object, object]]) ->
         )
     )
     return True
+
+
+# -- the index: same shapes, then leaves told apart by bit operations ------------------
+
+#: A place after every member of any family.
+_PAST: Final = 1 << 62
+#: What stands for a leaf in a shape.
+_LEAF: Final = object()
+
+
+class _Leaves(NamedTuple):
+    """One walk of a tree, in the order :func:`_differences` compares it."""
+
+    #: The tree's structure, each leaf as :data:`_LEAF`: equal exactly when the
+    #: comparison of the two trees would not fail on their structure.
+    shape: tuple[object, ...]
+    #: What each leaf is (:func:`_leaf_key`), in order.
+    keys: tuple[object, ...]
+    #: Whether each leaf is a plain constant (no name, nothing stored).
+    constant: tuple[bool, ...]
+
+
+def _leaves_of(tree: object) -> _Leaves:
+    shape: list[object] = []
+    keys: list[object] = []
+    constant: list[bool] = []
+    pending: list[object] = [tree]
+    while pending:
+        x = pending.pop()
+        if isinstance(x, _LEAVES) and _is_leaf(x):
+            shape.append(_LEAF)
+            keys.append(_leaf_key(x))
+            constant.append(isinstance(x, ast.Constant))
+        else:
+            shape.append(_shape_token(x, pending))
+    return _Leaves(tuple(shape), tuple(keys), tuple(constant))
+
+
+def _shape_token(x: object, pending: list[object]) -> object:
+    """What ``x`` itself adds to a shape (a list's length, a node's kind, a plain
+    value), its parts pushed to be walked next, in the order they are compared."""
+    if isinstance(x, list):
+        pending.extend(reversed(x))
+        return ("list", len(x))
+    if isinstance(x, ast.AST):
+        pending.extend(reversed([getattr(x, f, None) for f in x._fields if f not in _SKIPPED]))
+        return type(x)
+    return ("value", x)
+
+
+def _lowest(mask: int) -> int:
+    """The lowest member of a bit set; past any member when it is empty."""
+    return (mask & -mask).bit_length() - 1 if mask else _PAST
+
+
+def _bits(mask: int) -> Iterator[int]:
+    """The members of a bit set, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class _Near(NamedTuple):
+    """The members of a family that may copy one of them (itself included)."""
+
+    #: Those that differ from it in at most :data:`MAX_DIFFERENCES` of its leaves' values.
+    candidates: int
+    #: Of those, the ones that differ in constants only (a constant on both sides
+    #: wherever they differ): a copy whatever the two functions bind (a constant is
+    #: neither a name nor stored) when at most that many pairs of constants differ.
+    constants: int
+    #: Of those, the ones that differ in at most that many columns: a copy for sure.
+    settled: int
+
+
+@dataclass(eq=False)
+class _Family:
+    """Trees of one shape, and for each leaf column that varies among them, which
+    members hold which leaf there (as bit sets: bit i is member i)."""
+
+    members: list[Scope | ast.stmt]
+    leaves: list[_Leaves]
+    every: int = 0
+    #: Column -> leaf key -> the members holding that leaf there: the columns that
+    #: vary, one for each set of columns that always hold the same leaves (a value
+    #: written three times, changed in all three in every member, is one column).
+    columns: dict[int, dict[object, int]] = field(default_factory=dict)
+    #: Column -> the members whose leaf there is a plain constant.
+    constant: dict[int, int] = field(default_factory=dict)
+    _names: dict[str, int] | None = None
+
+    def __post_init__(self) -> None:
+        self.every = (1 << len(self.members)) - 1
+        seen: set[tuple[object, ...]] = set()
+        for column in range(len(self.leaves[0].keys)):
+            down = tuple(leaves.keys[column] for leaves in self.leaves)
+            if down in seen or len(set(down)) == 1:
+                continue  # a column like one before it, or the same in every member
+            seen.add(down)
+            self.columns[column] = _holders(down)
+            self.constant[column] = _constant_members(self.leaves, column)
+
+    def function(self, index: int) -> FunctionNode:
+        member = self.members[index]
+        assert isinstance(member, Scope)
+        return _function(member)
+
+    def named(self, qualname: str) -> int:
+        """The members that are functions of this qualified name."""
+        if self._names is None:
+            self._names = {}
+            for index, member in enumerate(self.members):
+                if isinstance(member, Scope):
+                    self._names[member.qualname] = self._names.get(member.qualname, 0) | 1 << index
+        return self._names.get(qualname, 0)
+
+    def near(self, place: int) -> _Near:
+        """Which members differ from member ``place`` in at most
+        :data:`MAX_DIFFERENCES` of its leaves' values, which of those in constants
+        only, and in at most that many columns: counters over the whole family."""
+        ours = self.leaves[place]
+        by_value: dict[object, int] = {}
+        columns = _AtMostTwo()
+        unsure = 0
+        for column, held in self.columns.items():
+            value = ours.keys[column]
+            changed = self.every ^ held[value]
+            by_value[value] = by_value.get(value, 0) | changed
+            columns.add(changed)
+            unsure |= changed & ~self.constant[column] if ours.constant[column] else changed
+        values = _AtMostTwo()
+        for changed in by_value.values():
+            values.add(changed)
+        candidates = self.every & ~values.more
+        constants = candidates & ~unsure
+        return _Near(candidates, constants, constants & ~columns.more)
+
+    def differing_pairs(self, one: int, other: int) -> int:
+        """How many distinct pairs of leaves differ between two members."""
+        a, b = self.leaves[one].keys, self.leaves[other].keys
+        return len({(a[c], b[c]) for c in self.columns if a[c] != b[c]})
+
+
+@dataclass(slots=True)
+class _AtMostTwo:
+    """Bit sets counting, member by member, how many of the sets added hold it: once,
+    twice, more (:data:`MAX_DIFFERENCES` is two)."""
+
+    once: int = 0
+    twice: int = 0
+    more: int = 0
+
+    def add(self, members: int) -> None:
+        self.more |= self.twice & members
+        self.twice |= self.once & members
+        self.once |= members
+
+
+def _holders(down: tuple[object, ...]) -> dict[object, int]:
+    """Leaf key -> the members holding it, for one column."""
+    held: dict[object, int] = {}
+    for index, key in enumerate(down):
+        held[key] = held.get(key, 0) | 1 << index
+    return held
+
+
+def _constant_members(leaves: list[_Leaves], column: int) -> int:
+    found = 0
+    for index, member in enumerate(leaves):
+        if member.constant[column]:
+            found |= 1 << index
+    return found

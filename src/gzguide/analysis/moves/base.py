@@ -132,11 +132,13 @@ def names(items: list[str] | tuple[str, ...], limit: int = 4) -> str:
     return listing([f"`{n}`" for n in items], limit)
 
 
-def listing(items: list[str], limit: int = 4) -> str:
-    """Items as an English list, at most ``limit`` of them: a, b and 2 more."""
+def listing(items: list[str], limit: int = 4, total: int | None = None) -> str:
+    """Items as an English list, at most ``limit`` of them: a, b and 2 more (of
+    ``total`` when ``items`` holds only the first of them)."""
     shown = items[:limit]
-    if len(items) > limit:
-        shown = [*shown, f"{len(items) - limit} more"]
+    count = len(items) if total is None else total
+    if count > limit:
+        shown = [*shown, f"{count - limit} more"]
     if len(shown) <= 2:
         return " and ".join(shown)
     return ", ".join(shown[:-1]) + f" and {shown[-1]}"

@@ -16,6 +16,11 @@ and one of these:
   constructors that store the values on ``self`` (that class already is the
   object that holds them);
 * ``long_list``: a signature of five or more such parameters (``long_parameter_list``).
+
+Finding clumps costs the number of functions times the triples of each signature
+(at most ``facts.file.MAX_CLUMP_PARAMETERS`` names, so a bounded number): each triple
+indexes the functions taking it (``FileFacts.triples``), each triple's family is
+judged once per file, and a hint names two other members and counts the rest.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import ast
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from itertools import combinations
+from itertools import combinations, islice
 from typing import Final
 
 from gzguide.analysis.facts.file import FileFacts, caller_parameters
@@ -244,6 +249,15 @@ class _Family:
     members: tuple[Scope, ...]
     clump: frozenset[str]
     is_clump: bool
+    #: The members again, to tell one at once.
+    holds: frozenset[Scope]
+
+    def others(self, scope: Scope, shown: int) -> tuple[list[str], int]:
+        """The first ``shown`` members other than ``scope`` (one of them), named, and
+        how many others there are: what a hint names, without walking the whole
+        family for each of its members."""
+        named = (f"`{o.node.name}` (line {o.start_line})" for o in self.members if o is not scope)
+        return list(islice(named, shown)), len(self.members) - 1
 
 
 def _family(facts: FileFacts, triple: tuple[str, str, str]) -> _Family:
@@ -260,7 +274,7 @@ def _find_family(facts: FileFacts, triple: tuple[str, str, str]) -> _Family:
     members = _members(facts, triple)
     signatures = [facts.parameters[f.key] for f in members]
     clump = frozenset.intersection(*(frozenset(p) for p in signatures)) if members else frozenset()
-    return _Family(members, clump, _is_clump(members, signatures, clump))
+    return _Family(members, clump, _is_clump(members, signatures, clump), frozenset(members))
 
 
 def _members(facts: FileFacts, triple: tuple[str, str, str]) -> tuple[Scope, ...]:
@@ -293,7 +307,7 @@ def _data_clump(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None
     if best is None:
         return None
     family = _family(facts, best)
-    if not family.is_clump or scope not in family.members:
+    if not family.is_clump or scope not in family.holds:
         return None
     return _clump_move(scope, named, family)
 
@@ -317,9 +331,9 @@ def _most_shared(facts: FileFacts, named: list[str]) -> tuple[str, str, str] | N
 
 def _clump_move(scope: Scope, named: list[str], family: _Family) -> Move:
     ordered = [n for n in named if n in family.clump]
-    others = [f"`{o.node.name}` (line {o.start_line})" for o in family.members if o is not scope]
+    shown, count = family.others(scope, 2)
     text = (
-        f"{names(ordered)} also travel together through {listing(others, 2)}: "
+        f"{names(ordered)} also travel together through {listing(shown, 2, count)}: "
         "one small dataclass can carry them."
     )
     span = (scope.start_line, scope.start_line)

@@ -42,6 +42,25 @@ def test_a_data_clump_travels_through_functions_of_different_signatures() -> Non
     assert "`validate` (line 2) and `label` (line 8)" in found[5].move
 
 
+def test_a_large_clump_names_two_of_its_other_functions_and_counts_the_rest() -> None:
+    clump = ["street", "city", "postcode"]
+    functions = [
+        f"def {name}({', '.join(clump[:k] + extra + clump[k:])}):\n    return weight\n"
+        for name, k, extra in [
+            ("quote", 0, ["weight"]),
+            ("label", 1, ["weight"]),
+            ("ship", 2, ["weight"]),
+            ("bill", 3, ["weight"]),
+            ("store", 0, ["weight", "count"]),
+            ("send", 1, ["weight", "count"]),
+        ]
+    ]
+    source = "\n\n".join(functions)
+    found = {f.start_line: f.move for f in hints(source, "lizard_param_count")}
+    assert "through `label` (line 5), `ship` (line 9) and 3 more:" in found[1]
+    assert "through `quote` (line 1), `ship` (line 9) and 3 more:" in found[5]
+
+
 def test_a_family_of_callbacks_is_not_a_data_clump() -> None:
     source = """
     def minimum(validator, minimum, instance, schema):
