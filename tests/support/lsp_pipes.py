@@ -38,7 +38,8 @@ from support.protocol_client import (
 LSP_COMMAND = tuple("--lsp" if part == "--server" else part for part in SERVER_COMMAND)
 
 
-SEVERITY = {"approaching": 3, "approaching_warn": 2}
+#: Every hint that proposes a change is Information, whatever its band.
+SEVERITY = {"approaching": 3, "approaching_warn": 3}
 #: The severity of a hint whose move proposes no change.
 QUIET = 4
 #: How docs/hints.md words the moves that propose no change: the census of a

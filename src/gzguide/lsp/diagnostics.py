@@ -5,11 +5,12 @@ Each shown hint becomes one diagnostic:
 * ``range``: the name in the definition's header (``def name``, ``class name``), as
   linters mark a function, so that a long function is not a wall of underlines; a
   module's hint sits on line 1;
-* ``severity``: **Information** for ``approaching``, **Warning** for
-  ``approaching_warn`` (the value is past the midpoint of the advise band, closer
-  to the warn threshold that gatekeeping tools enforce); **Hint** for a hint whose
-  move proposes no change (the census), which editors show quietly. Never Error: a
-  hint is advice, and a value at or past warn gets no hint at all;
+* ``severity``: **Information** for a hint that proposes a change, whichever part of
+  the advise band its value is in (the message says which: a value below warn is
+  no warning, and reviewers read a Warning that says "closing in on the warn
+  threshold" as a contradiction); **Hint** for a hint whose move proposes no change
+  (the census), which editors show quietly. Never Warning or Error: a hint is
+  advice, and a value at or past warn gets no hint at all;
 * ``code``: the metric, with ``codeDescription.href`` the section of the hints page
   that explains the move (:mod:`gzguide.lsp.pages`); ``source``: ``gzguide``;
 * ``message``: the headline and the recommended move, one line;
@@ -31,7 +32,6 @@ from gzguide.lsp.positions import LineIndex, units_of
 from gzguide.lsp.types import (
     HINT,
     INFORMATION,
-    WARNING,
     CodeDescription,
     Diagnostic,
     DiagnosticRelatedInformation,
@@ -41,7 +41,6 @@ from gzguide.lsp.types import (
 )
 
 SOURCE: Final = "gzguide"
-SEVERITIES: Final = {"approaching": INFORMATION, "approaching_warn": WARNING}
 #: A definition's header up to its name (the name is group 1).
 _HEADER: Final = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)")
 
@@ -83,7 +82,7 @@ class Presenter:
         proposes = finding.proposes
         shown = Diagnostic(
             range=name_range(finding, index, self.encoding),
-            severity=SEVERITIES.get(hint.precedence_band, INFORMATION) if proposes else HINT,
+            severity=INFORMATION if proposes else HINT,
             code=hint.metric,
             source=SOURCE,
             message=message_of(hint),
