@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -39,7 +39,48 @@ def top_level(tree: ast.Module, text: str) -> tuple[TopLevel, ...]:
     if not definitions:
         return ()
     lines = _LINE_END.split(text)
-    return tuple(_entry(d, lines) for d in definitions)
+    carriers = _carriers(tree, lines, {d.name for d in definitions})
+    return tuple(_carried(_entry(d, lines), carriers) for d in definitions)
+
+
+def _carriers(tree: ast.Module, lines: list[str], defined: set[str]) -> dict[str, frozenset[str]]:
+    """The module-level names whose values hold definitions (``_GETTERS = [_a, _b]``,
+    and ``_ALL = _GETTERS + [...]`` after it), each with the definitions it holds: a
+    definition that reads such a name uses those definitions, as if it named them."""
+    carriers: dict[str, frozenset[str]] = {}
+    for statement in tree.body:
+        if isinstance(statement, _Definition):
+            continue
+        mentions = set(_IDENTIFIER.findall("\n".join(_lines_of(statement, lines))))
+        held = frozenset(mentions & defined).union(
+            *(carriers[n] for n in mentions & carriers.keys())
+        )
+        if held:
+            for name in _bound(statement):
+                carriers[name] = carriers.get(name, frozenset()) | held
+    return carriers
+
+
+def _lines_of(node: ast.stmt, lines: list[str]) -> list[str]:
+    return lines[node.lineno - 1 : node.end_lineno or node.lineno]
+
+
+def _bound(statement: ast.stmt) -> set[str]:
+    """The names a module-level statement binds (in any block it holds)."""
+    return {
+        n.id
+        for n in ast.walk(statement)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
+def _carried(entry: TopLevel, carriers: dict[str, frozenset[str]]) -> TopLevel:
+    """``entry`` naming, too, the definitions held by the module names it reads."""
+    read = entry.mentions & carriers.keys()
+    if not read:
+        return entry
+    held = frozenset().union(*(carriers[n] for n in read)) - {entry.name}
+    return replace(entry, mentions=entry.mentions | held)
 
 
 def _entry(d: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]) -> TopLevel:

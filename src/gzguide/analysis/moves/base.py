@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -115,7 +116,9 @@ def code(node: ast.AST, limit: int = 48) -> str:
 def snippet(text: str, limit: int = 60) -> str:
     """Source text in backticks, on one line, shortened to ``limit`` characters (never
     in the middle of a name or number: a cut one reads as another)."""
-    text = " ".join(text.split())
+    # Line breaks and the indentation after them go; spaces within a line stay, as
+    # they may be inside a string (a literal of sixteen spaces is not one space).
+    text = _LINE_BREAKS.sub(" ", text.strip())
     if len(text) > limit:
         cut = text[: limit - 1]
         whole = cut.rstrip(_WORD) if text[limit - 1 : limit] in _WORD else cut
@@ -123,6 +126,7 @@ def snippet(text: str, limit: int = 60) -> str:
     return f"`{text}`"
 
 
+_LINE_BREAKS: Final = re.compile(r"[ \t]*(?:\r\n|\r|\n)\s*")
 #: The characters of a name or number.
 _WORD: Final = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 

@@ -99,9 +99,15 @@ def _merge_reads_well(outer: ast.expr, inner: ast.expr) -> bool:
     """Whether one test of both reads as well as two: neither is an ``or`` (it would need
     parentheses) nor spans lines, and together they fit a line."""
     tests = (outer, inner)
-    if any(_is_or(t) or t.lineno != t.end_lineno for t in tests):
+    if any(_is_or(t) or t.lineno != t.end_lineno for t in tests) or _debug_only(outer):
         return False
     return len(render(ast.BoolOp(ast.And(), list(tests)))) <= MERGED_CHARS
+
+
+def _debug_only(test: ast.expr) -> bool:
+    """``if __debug__:``: a block the compiler drops under ``-O``, written as a block of
+    its own on purpose (modules that use it nest their checks under it throughout)."""
+    return isinstance(test, ast.Name) and test.id == "__debug__"
 
 
 def _is_or(test: ast.expr) -> bool:

@@ -542,10 +542,17 @@ def _one_subject_by_type(run: list[ast.If]) -> bool:
 
 
 def _small_if(node: ast.stmt | None) -> ast.If | None:
-    """An ``if`` without ``else`` of one or two statements: a case a table can hold."""
-    if isinstance(node, ast.If) and not node.orelse and len(node.body) <= 2:
-        return node
+    """An ``if`` without ``else`` of one or two statements that does not leave: a case a
+    helper can take (a helper cannot return, or stop a loop, for its caller; a raise
+    goes through it)."""
+    match node:
+        case ast.If(body=[_] | [_, _] as body, orelse=[]) if not isinstance(body[-1], _LEAVING):
+            return node
     return None
+
+
+#: The statements that leave the function, or the loop, they are in.
+_LEAVING: Final = (ast.Return, ast.Continue, ast.Break)
 
 
 def _blocks_of(view: FunctionView) -> Iterator[list[ast.stmt]]:

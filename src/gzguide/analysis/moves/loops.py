@@ -43,6 +43,10 @@ from gzguide.analysis.moves.syntax import (
     span_of,
 )
 
+#: The longest line a ``return next(...)`` may make, indentation included: reviewers
+#: judged longer ones harder to read than the loop.
+NEXT_CHARS: Final = 88
+
 
 class _Search(NamedTuple):
     """A loop whose one ``if`` returns, and the ``return`` right after the loop."""
@@ -98,7 +102,10 @@ class _Search(NamedTuple):
             return None
         fallback = render(default) if default is not None else "None"
         generator = f"({render(found)} {self.clause} if {render(self.test)})"
-        call = snippet(f"return next({generator}, {fallback})", 86)
+        written = f"return next({generator}, {fallback})"
+        if self.loop.col_offset + len(written) > NEXT_CHARS:
+            return None  # one long line reads worse than the loop it replaces
+        call = snippet(written, 86)
         text = f"{self.opening} for the first match: {call} says so"
         gains = {Concern.NESTING: 2, Concern.SIZE: body_lines([self.loop])}
         return Move(Kind.NEXT, UNCLASSIFIED, text + ".", self.span, gains, priority=2)

@@ -242,6 +242,10 @@ def test_two_ifs_are_one_helper_only_when_they_are_near_copies() -> None:
     near = source.replace("expected value must support abs", "relative tolerance must be a number")
     near = near.replace("isinstance(expected, SupportsAbs)", "isinstance(expected, (int, float))")
     assert "do the same thing with other values: one helper" in moves(near)
+    # A helper cannot return for its caller (the eighth fresh review's pip
+    # `_fetch_metadata_only`: two ifs that log and return, judged no helper).
+    logged = near.replace("raise TypeError(", "return log(")
+    assert "do the same thing with other values" not in moves(logged)
 
 
 def test_a_match_of_a_few_short_cases_on_a_tag_stays() -> None:

@@ -36,6 +36,14 @@ def test_a_module_of_two_unrelated_groups_splits_unless_they_share_global_state(
         + _group("b", 25, "    global CACHE\n    CACHE = x\n")
     )
     assert split_move(top_level(ast.parse(shared), shared)) is None
+    # `a0` reads a module name whose value holds `b3`, through another (the eighth fresh
+    # review's uuid: `getnode` loops over `_GETTERS`, built from `_OS_GETTERS`, which holds
+    # the getters of the other group): the groups refer to each other.
+    registry = "_OS_GETTERS = [b3, b4]\nif True:\n    _GETTERS = _OS_GETTERS + [len]\n"
+    held = _group("a", 25, "    print(_GETTERS)\n") + "\n" + _group("b", 25) + "\n" + registry
+    assert split_move(top_level(ast.parse(held), held)) is None
+    unread = held.replace("print(_GETTERS)", "print(GETTERS)")
+    assert split_move(top_level(ast.parse(unread), unread)) is not None
 
 
 def test_a_module_a_reader_takes_in_whole_does_not_split() -> None:
