@@ -95,6 +95,30 @@ class Extraction:
         )
 
     @property
+    def hands_back(self) -> bool:
+        """Whether the block sets a name it takes (``comma = True`` after ``if comma:``):
+        a helper would take it and give it back at every call, state passed around."""
+        taken = set(self.inputs)
+        return any(
+            isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in taken
+            for s in self.statements
+            for n in ast.walk(s.node)
+        )
+
+    @property
+    def debug_only(self) -> bool:
+        """Whether the block is, or is under, ``if __debug__:``: code the compiler drops
+        under ``-O``, where a helper would have to live too."""
+        if any(_is_debug_test(s.node) for s in self.statements):
+            return True
+        stmt: Stmt | None = self.statements[0].parent
+        while stmt is not None:
+            if _is_debug_test(stmt.node):
+                return True
+            stmt = stmt.parent
+        return False
+
+    @property
     def start_line(self) -> int:
         return self.statements[0].line
 
@@ -158,6 +182,13 @@ class Extraction:
         if self.tail and self.returns_value:
             return "and whose result it returns"
         return f"and returns `{self.output}`" if self.output else ""
+
+
+def _is_debug_test(node: ast.stmt) -> bool:
+    match node:
+        case ast.If(test=ast.Name(id="__debug__")):
+            return True
+    return False
 
 
 def _describe_statement(node: ast.stmt) -> str:

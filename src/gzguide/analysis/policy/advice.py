@@ -189,11 +189,18 @@ def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
     the step included.
     """
     body = body_lines(found.view)
-    blocks = [b for b in found.blocks if worth_a_helper(b, value, body) and found.named(b)]
+    blocks = [b for b in found.blocks if worth_a_helper(b, value, body) and _shared(found, b)]
     if not blocks:
         return None
     # The one that leaves both parts simplest: one helper then serves both copies.
     return min(blocks, key=lambda b: (max(b.points + 1, value - b.points), -b.points))
+
+
+def _shared(found: _FunctionMoves, block: Extraction) -> bool:
+    """Whether one helper can serve the block and its copy: it is written twice, sets
+    none of the names it takes (a helper would hand them back: reviewers judged that
+    state passed around clumsier than the copies), and is not debugging code."""
+    return found.named(block) and not block.hands_back and not block.debug_only
 
 
 def worth_a_helper(block: Extraction, value: int, body: int) -> bool:

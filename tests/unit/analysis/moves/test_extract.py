@@ -29,7 +29,7 @@ from gzguide.analysis.moves.extract import (
     Extraction,
 )
 from gzguide.analysis.moves.kinds import Kind
-from support.moves import examined, hints, move, moves, worded
+from support.moves import examined, hints, kinds, move, moves, worded
 
 EXTRACTABLE = """
 def report(rows, limit):
@@ -556,6 +556,14 @@ def audit(rows, limit, log):
         differing
     )
     assert "repeat lines" in twice[0].move and "(in `audit`) word for word" in twice[0].move
+    # Not where the block sets a name it takes: the helper would hand it back at every
+    # call (the eighth fresh review's `_Unparser.visit_Call`, whose two loops flip `comma`).
+    stateful = source.replace("emit(row, 'high')", "limit = emit(row, 'high')")
+    assert Kind.EXTRACT not in kinds(stateful)
+    # Nor debugging code the compiler drops under -O (imaplib's traces under __debug__).
+    debug = source.replace(loop, "\n    if __debug__:\n" + loop.replace("\n    ", "\n        "))
+    assert "if __debug__:" in debug and Kind.EXTRACT not in kinds(debug)
+    assert Kind.EXTRACT in kinds(debug.replace("__debug__", "DEBUG"))
 
 
 def test_a_block_that_calls_a_local_speed_alias_stays() -> None:
