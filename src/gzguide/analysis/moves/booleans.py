@@ -287,10 +287,22 @@ def _bool_return(stmt: Stmt, view: FunctionView) -> Move | None:
         case (
             ast.If(test=test, body=[ast.Return(value=first)]),
             ast.Return(value=second) as last,
-        ) if not stmt.is_elif:
+        ) if not stmt.is_elif and not _ends_a_ladder(stmt):
             result = _returned(test, first, second)
             return None if result is None else _bool_return_move(stmt, last, result)
     return None
+
+
+def _ends_a_ladder(stmt: Stmt) -> bool:
+    """Whether the ``if`` right before this one also returns: the two are cases of a
+    list, which reads as one (the eighth fresh review's pip ``_should_fetch`` and
+    ``is_installable_dir``: folding the last case into the return breaks the list)."""
+    if stmt.index == 0:
+        return False
+    match stmt.container[stmt.index - 1]:
+        case ast.If(body=[*_, ast.Return()], orelse=[]):
+            return True
+    return False
 
 
 def _returned(test: ast.expr, first: ast.expr | None, second: ast.expr | None) -> ast.expr | None:
