@@ -15,6 +15,7 @@ from typing import Final
 
 from gzguide.analysis.engine import Measured, evaluate, measure
 from gzguide.analysis.facts.file import FileFacts
+from gzguide.analysis.facts.lines import text_lines
 from gzguide.analysis.facts.parsed import parse_module
 from gzguide.analysis.facts.scopes import Scope
 from gzguide.analysis.fixes import (  # noqa: F401 (registers)
@@ -49,11 +50,15 @@ class Offered:
     subject: str
     before: float
     after: float
+    #: The metric ``before`` and ``after`` are of: the hint's, or, where the fix leaves
+    #: that one as it is (merged ``if``s on a complexity hint), the one it lowers.
+    metric: str = ""
 
     @property
     def summary(self) -> str:
         """``Use any(): radon_cc 6 -> 4``."""
-        return f"{self.fix.title}: {self.finding.metric} {_fmt(self.before)} -> {_fmt(self.after)}"
+        metric = self.metric or self.finding.metric
+        return f"{self.fix.title}: {metric} {_fmt(self.before)} -> {_fmt(self.after)}"
 
 
 def _fmt(value: float) -> str:
@@ -80,6 +85,8 @@ class _File:
         self.facts = _facts(measured)
         self.values = definition_values(measured)
         self.keys = _keys(measured.scopes)
+        #: No fix may write a line longer than this: the file's longest, or 88.
+        self.widest = max(LINE_CHARS, _longest_line(text))
 
     def scope_of(self, finding: Finding) -> Scope | None:
         for scope in self.measured.scopes:
@@ -103,18 +110,37 @@ class _File:
         return self._verified(fix, Promise(self.keys[scope.key], finding.metric, move), finding)
 
     def _verified(self, fix: Fix, promise: Promise, finding: Finding) -> Offered | None:
-        after = (
-            None
-            if overlap(fix.edits)
-            else verify(self.values, apply_edits(self.text, fix.edits), promise)
-        )
+        edited = None if overlap(fix.edits) else apply_edits(self.text, fix.edits)
+        fits = edited is not None and _longest_line(edited) <= self.widest
+        after = verify(self.values, edited, promise) if edited is not None and fits else None
         if after is None:
             log.info("fix_rejected kind=%s line=%d", fix.kind, finding.start_line)
             return None
         where = promise.where
-        return Offered(
-            fix, finding, where[0], self.values[where][finding.metric], after[where][finding.metric]
-        )
+        was, now = self.values[where], after[where]
+        metric = _changed_metric(was, now, finding.metric)
+        return Offered(fix, finding, where[0], was[metric], now[metric], metric)
+
+
+#: The longest line a fix may write in a file whose lines are all shorter (the width
+#: most formatters keep to).
+LINE_CHARS: Final = 88
+
+
+def _longest_line(text: str) -> int:
+    return max(map(len, text_lines(text)), default=0)
+
+
+#: The metrics a fix's title may name when the hint's own does not move, in order.
+_SHOWN: Final = ("radon_cc", "lizard_nesting_depth", "lizard_ccn", "lizard_nloc")
+
+
+def _changed_metric(was: dict[str, float], now: dict[str, float], metric: str) -> str:
+    """``metric`` if the fix changes it, else the first of :data:`_SHOWN` it lowers."""
+    if was.get(metric) != now.get(metric):
+        return metric
+    lowered = (m for m in _SHOWN if m in was and m in now and now[m] < was[m])
+    return next(lowered, metric)
 
 
 _KINDS: Final = frozenset(k.value for k in Kind)

@@ -262,9 +262,50 @@ def _held_as_one(
 ) -> bool:
     """Whether the object is used as one: through an alias of its receiver, a special
     method over two groups, or a public attribute other code reads."""
-    if _aliases_the_receiver(cls) or _tied_by_specials(cls, own):
+    if _aliases_the_receiver(cls) or _tied_by_specials(cls, own) or _built_together(cls, own):
         return True
     return _read_from_outside(own, read_outside)
+
+
+def _built_together(cls: ast.ClassDef, own: list[_Group]) -> bool:
+    """Whether ``__init__`` builds attributes of two groups from one value (``self._dict``
+    and ``self._list`` both from ``items``): two views of the same data, kept in step,
+    which a split would part (the ninth fresh review's starlette ``ImmutableMultiDict``)."""
+    init = next((n for n in cls.body if _is_init(n)), None)
+    if init is None:
+        return False
+    fed: dict[str, set[int]] = {}
+    for attributes, read in _assignments(init):
+        for name in read:
+            fed.setdefault(name, set()).update(_group_indexes(attributes, own))
+    return any(len(groups) >= 2 for groups in fed.values())
+
+
+def _is_init(node: ast.stmt) -> TypeGuard[ast.FunctionDef]:
+    return isinstance(node, ast.FunctionDef) and node.name == "__init__"
+
+
+def _assignments(init: ast.FunctionDef) -> Iterator[tuple[set[str], set[str]]]:
+    """For each assignment to the receiver's attributes in ``init``: the attributes, and
+    the other names its value reads."""
+    receiver = init.args.args[0].arg if init.args.args else None
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign):
+            attributes = {t.attr for t in node.targets if _on_receiver(t, receiver)}
+            read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            if attributes:
+                yield attributes, read - {receiver or ""}
+
+
+def _on_receiver(target: ast.expr, receiver: str | None) -> TypeGuard[ast.Attribute]:
+    match target:
+        case ast.Attribute(value=ast.Name(id=name)):
+            return name == receiver
+    return False
+
+
+def _group_indexes(attributes: set[str], own: list[_Group]) -> set[int]:
+    return {i for i, g in enumerate(own) if attributes & set(g.attributes)}
 
 
 def _tied_by_specials(cls: ast.ClassDef, own: list[_Group]) -> bool:

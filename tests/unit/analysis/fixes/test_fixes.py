@@ -42,7 +42,7 @@ def test_else_holding_only_an_if_becomes_elif() -> None:
         """,
         safe=True,
     )
-    assert offered.summary == "Use elif: lizard_nesting_depth 1 -> 1"
+    assert offered.summary == "Use elif: lizard_nloc 8 -> 7"  # the depth lizard counts stays
 
 
 def test_an_if_holding_only_an_if_is_one_test() -> None:
@@ -284,3 +284,40 @@ def test_edits_keep_the_line_ends_of_the_text() -> None:
     text = "a = 1\r\nb = 2\r\n"
     assert apply_edits(text, [Edit((2, 0), (2, 1), "c")]) == "a = 1\r\nc = 2\r\n"
     assert apply_edits(text, [Edit((1, 0), (2, 0), "")]) == "b = 2\r\n"
+
+
+def test_a_fix_names_the_value_it_lowers() -> None:
+    """Merged ifs keep a complexity hint's count: the title names the nesting they lower
+    (the suites' run read 'Merge the ifs: radon_cc 5 -> 5')."""
+    source = textwrap.dedent("""
+    def f(a, b, c, d):
+        if a:
+            print(a)
+        for x in b:
+            if c:
+                if d:
+                    x.go()
+        return 1
+    """)
+    (offered,) = file_fixes(source, OPEN)
+    assert offered.summary == "Merge the ifs: lizard_nesting_depth 4 -> 3"
+
+
+def test_no_fix_writes_a_line_longer_than_the_file_has() -> None:
+    """A person keeps to the file's width (88 when all its lines are shorter)."""
+    source = textwrap.dedent("""
+    def f(items, a, b):
+        if a:
+            print(a)
+        if b:
+            print(b)
+        for item in items:
+            if item.is_admin_of(the_organisation_of_the_current_request_x):
+                return True
+        return False
+    """)
+    assert file_fixes(source, OPEN) == []
+    shorter = source.replace("the_organisation_of_the_current_request_x", "org")
+    assert [o.summary for o in file_fixes(shorter, OPEN)] == ["Use any(): radon_cc 5 -> 4"]
+    wide = source + "\n# " + "x" * 120 + "\n"
+    assert len(file_fixes(wide, OPEN)) == 1

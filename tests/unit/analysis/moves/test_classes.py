@@ -38,6 +38,17 @@ def test_a_class_of_two_working_groups_splits() -> None:
     assert "`receive` and `pick` (lines 7-11) use `stock`" in f.move
 
 
+def test_groups_built_from_one_value_stay_one_class() -> None:
+    """Two views of the same data, kept in step (the ninth fresh review's starlette
+    ``ImmutableMultiDict``: ``_dict`` and ``_list`` both from the items, judged wrong)."""
+    source = DEPOT.replace("def __init__(self):", "def __init__(self, items):").replace(
+        "self.stock = {}", "self.stock = dict(items)"
+    )
+    assert len(hints(source, "cohesion_lcom4")) == 1  # one group from the value: a split
+    both = source.replace("self.rota = []", "self.rota = list(items)")
+    assert hints(both, "cohesion_lcom4") == []
+
+
 def test_groups_whose_public_attributes_other_code_reads_stay_one_class() -> None:
     # Other code reads ``depot.rota`` from the one object: a split changes that.
     source = DEPOT + "\n\ndef first_van(depot):\n    return depot.rota[0]\n"
