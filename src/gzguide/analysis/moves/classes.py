@@ -271,13 +271,11 @@ def _built_together(cls: ast.ClassDef, own: list[_Group]) -> bool:
     """Whether ``__init__`` builds attributes of two groups from one value (``self._dict``
     and ``self._list`` both from ``items``): two views of the same data, kept in step,
     which a split would part (the ninth fresh review's starlette ``ImmutableMultiDict``)."""
-    init = next((n for n in cls.body if _is_init(n)), None)
-    if init is None:
-        return False
     fed: dict[str, set[int]] = {}
-    for attributes, read in _assignments(init):
+    for attributes, read in _init_assignments(cls):
+        groups = _group_indexes(attributes, own)
         for name in read:
-            fed.setdefault(name, set()).update(_group_indexes(attributes, own))
+            fed.setdefault(name, set()).update(groups)
     return any(len(groups) >= 2 for groups in fed.values())
 
 
@@ -285,16 +283,25 @@ def _is_init(node: ast.stmt) -> TypeGuard[ast.FunctionDef]:
     return isinstance(node, ast.FunctionDef) and node.name == "__init__"
 
 
-def _assignments(init: ast.FunctionDef) -> Iterator[tuple[set[str], set[str]]]:
-    """For each assignment to the receiver's attributes in ``init``: the attributes, and
-    the other names its value reads."""
-    receiver = init.args.args[0].arg if init.args.args else None
-    for node in ast.walk(init):
-        if isinstance(node, ast.Assign):
-            attributes = {t.attr for t in node.targets if _on_receiver(t, receiver)}
-            read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
-            if attributes:
-                yield attributes, read - {receiver or ""}
+def _init_assignments(cls: ast.ClassDef) -> Iterator[tuple[set[str], set[str]]]:
+    """For each assignment to the receiver's attributes in the class's ``__init__``: the
+    attributes, and the other names its value reads."""
+    for init in filter(_is_init, cls.body):
+        receiver = _receiver_of(init)
+        for node in (n for n in ast.walk(init) if isinstance(n, ast.Assign)):
+            yield _receiver_targets(node, receiver), _names_read(node.value) - {receiver}
+
+
+def _receiver_targets(node: ast.Assign, receiver: str) -> set[str]:
+    return {t.attr for t in node.targets if _on_receiver(t, receiver)}
+
+
+def _receiver_of(method: ast.FunctionDef) -> str:
+    return method.args.args[0].arg if method.args.args else ""
+
+
+def _names_read(node: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def _on_receiver(target: ast.expr, receiver: str | None) -> TypeGuard[ast.Attribute]:
