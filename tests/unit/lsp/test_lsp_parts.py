@@ -19,6 +19,7 @@ from gzguide.lsp import jsonrpc
 from gzguide.lsp.actions import Action, Analyze, ReadBaseline, Send
 from gzguide.lsp.diagnostics import Presenter
 from gzguide.lsp.documents import Document, path_of
+from gzguide.lsp.families import hidden_copies
 from gzguide.lsp.hover import archetype_pages, covering, parse_archetype_pages
 from gzguide.lsp.lifecycle import HANDLE, IGNORE, Exit, Lifecycle
 from gzguide.lsp.newcode import Baseline
@@ -404,3 +405,36 @@ def test_the_hints_page_ships_with_the_package() -> None:
     shipped = REPO / "src" / "gzguide" / "data" / "hints.md"
     page = DOCS / "hints.md"
     assert shipped.read_text("utf-8") == page.read_text("utf-8")
+
+
+# == copies shown once ==========================================================================
+
+
+def copy_hint(line: int, copy: int, kind: str = "copied_function") -> Finding:
+    related = ((line, line + 5, "what the move changes"), (copy, copy + 5, "the copy"))
+    return Finding(
+        "radon_cc",
+        "approaching",
+        4.0,
+        "u",
+        "H",
+        "M",
+        line,
+        line + 5,
+        0,
+        1,
+        True,
+        kind,
+        True,
+        related,
+    )
+
+
+def test_a_family_of_three_copies_is_shown_on_its_first_member() -> None:
+    """The ninth fresh review: pathlib's seven stat predicates drew seven diagnostics
+    for one change to make."""
+    family = [copy_hint(10, 20), copy_hint(20, 10), copy_hint(30, 10)]
+    assert hidden_copies(family) == {family[1], family[2]}
+    pair = [copy_hint(40, 50), copy_hint(50, 40)]
+    assert hidden_copies(family + pair) == {family[1], family[2]}  # a pair: both shown
+    assert hidden_copies([*pair, copy_hint(60, 5, kind="extract")]) == set()
