@@ -342,12 +342,20 @@ def _leaving_else_first(stmt: Stmt, node: ast.If, orelse: list[ast.stmt]) -> Mov
     runs only after its body, so the body can follow the guard and move out a level."""
     if stmt.is_elif or not _holds_work(node.body) or _either_type(node, orelse):
         return None
-    if not _negates_plainly(node.test, code_lines(node.body)):
+    if not _lopsided_exit(node, orelse):
         return None
-    if code_lines(orelse) * 2 > code_lines(node.body):
-        return None  # two cases of some size each read well side by side
     does = f"only does a `{type(orelse[-1]).__name__.lower()}`"
     return _else_guard_move(stmt, node, does, "")
+
+
+def _lopsided_exit(node: ast.If, orelse: list[ast.stmt]) -> bool:
+    """Whether the leaving ``else`` is the short case: at most half the body's code, a
+    test that negates plainly, and, where the body leaves too (two arms that each
+    return are peers: swapping a short one is taste, reviewers judged), a long body."""
+    held = code_lines(node.body)
+    if isinstance(node.body[-1], _LEAVES) and held < WRAP_LINES:
+        return False
+    return _negates_plainly(node.test, held) and code_lines(orelse) * 2 <= held
 
 
 def _either_type(node: ast.If, orelse: list[ast.stmt]) -> bool:

@@ -367,6 +367,14 @@ def test_an_else_that_only_leaves_goes_first_where_more_follows_the_if() -> None
     # One answer per type of value is two cases of one choice (the seventh fresh
     # review's traitlets `merge_into` and fractions `__pow__`: taste); an else that
     # raises rejects the wrong type, a check that goes first.
+    # Two arms that each return are peers: swapping a short body is taste (the ninth
+    # fresh review's toolz `isdistinct` and httpx `_get_proxy_map`), a long one is not.
+    both = last.replace("        log.append(path)\n", "        return log.append(path)\n")
+    assert Kind.ELSE_GUARD not in kinds(both)
+    work = "".join(f"        log.note({n})\n" for n in range(6))
+    assert Kind.ELSE_GUARD in kinds(
+        both.replace("        return log.append", work + "        return log.append")
+    )
     typed = MID_GUARD.replace("if path.exists():", "if isinstance(path, Path):")
     assert Kind.ELSE_GUARD not in kinds(typed)
     assert Kind.ELSE_GUARD in kinds(typed.replace("return None", "raise TypeError(path)"))
