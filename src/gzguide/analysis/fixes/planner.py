@@ -111,10 +111,11 @@ class _File:
 
     def _verified(self, fix: Fix, promise: Promise, finding: Finding) -> Offered | None:
         edited = None if overlap(fix.edits) else apply_edits(self.text, fix.edits)
-        fits = edited is not None and _longest_line(edited) <= self.widest
-        after = verify(self.values, edited, promise) if edited is not None and fits else None
+        why = _unfit(edited, self.widest)
+        after = verify(self.values, edited, promise) if edited is not None and not why else None
         if after is None:
-            log.info("fix_rejected kind=%s line=%d", fix.kind, finding.start_line)
+            why = why or "unverified"
+            log.info("fix_rejected kind=%s line=%d why=%s", fix.kind, finding.start_line, why)
             return None
         where = promise.where
         was, now = self.values[where], after[where]
@@ -125,6 +126,13 @@ class _File:
 #: The longest line a fix may write in a file whose lines are all shorter (the width
 #: most formatters keep to).
 LINE_CHARS: Final = 88
+
+
+def _unfit(edited: str | None, widest: int) -> str:
+    """Why the edited text is no fix to offer before it is measured ("": none)."""
+    if edited is None:
+        return "overlapping"
+    return "too_wide" if _longest_line(edited) > widest else ""
 
 
 def _longest_line(text: str) -> int:
