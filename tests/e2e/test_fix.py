@@ -6,37 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SEARCH = """\
-def has_negative(xs, ys, zs):
-    if ys:
-        print(ys)
-    if zs:
-        print(zs)
-    for x in xs:
-        if x < 0:
-            return True
-    return False
-"""
-
-FIXED = """\
-def has_negative(xs, ys, zs):
-    if ys:
-        print(ys)
-    if zs:
-        print(zs)
-    return any(x < 0 for x in xs)
-"""
-
-#: A loop that only yields: its fix (yield from) is unsafe.
-YIELDS = """\
-def each(xs, ys, zs):
-    if ys:
-        print(ys)
-    if zs:
-        print(zs)
-    for x in xs:
-        yield x
-"""
+from support.fixable import FIXED, SEARCH, YIELDS
 
 
 def gz(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,7 @@ import pytest_asyncio
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from support.fixable import FIXED, SEARCH
 from support.lsp_pipes import position_of
 from support.lsp_session import (
     change,
@@ -22,22 +23,6 @@ from support.lsp_session import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
-
-SEARCH = """\
-def has_negative(xs, ys, zs):
-    if ys:
-        print(ys)
-    if zs:
-        print(zs)
-    for x in xs:
-        if x < 0:
-            return True
-    return False
-"""
-FIXED = SEARCH.replace(
-    "    for x in xs:\n        if x < 0:\n            return True\n    return False\n",
-    "    return any(x < 0 for x in xs)\n",
-)
 
 
 @pytest_asyncio.fixture

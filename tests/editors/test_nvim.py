@@ -6,8 +6,10 @@ waits for the diagnostics, types an edit inside one function in normal mode (nev
 saved), waits for the diagnostics of the edited buffer, and writes what Neovim holds
 to a JSON file. The test compares that with what ``analyze`` returns for the same two
 texts: each hint on its definition's name; every move shown, the census (a budget,
-no move) only on the edited function. Without ``nvim`` the test skips, saying why;
-under CI (``CI`` set, where ``.ci/run`` installs Neovim) a missing ``nvim`` fails.
+no move) only on the edited function. A second run asks for the code actions on a
+function whose move has a fix, applies the preferred one, and reads back the buffer
+and the diagnostics. Without ``nvim`` the tests skip, saying why; under CI (``CI``
+set, where ``.ci/run`` installs Neovim) a missing ``nvim`` fails.
 """
 
 from __future__ import annotations
@@ -74,6 +76,35 @@ def neovim() -> str:
     return found
 
 
+def run_neovim(tmp_path: Path, script: str) -> dict[str, Any]:
+    """Headless Neovim with the plugin set up (debounce 0) runs ``script``, a Lua file's
+    text that writes what it reads to ``OUT_PATH``; that JSON, read back."""
+    nvim = neovim()
+    out = tmp_path / "held.json"
+    init = tmp_path / "init.lua"
+    command = [sys.executable, "-m", "gzguide", "complexity", "guide", "--lsp"]
+    init.write_text(
+        f"vim.opt.runtimepath:append({json.dumps(str(REPO / 'editors' / 'nvim'))})\n"
+        f"require('gzguide').setup({{ cmd = {{ {', '.join(map(json.dumps, command))} }},"
+        " debounce_ms = 0 })\n",
+        "utf-8",
+    )
+    lua = tmp_path / "run.lua"
+    lua.write_text(script.replace("OUT_PATH", json.dumps(str(out))), "utf-8")
+    options = ["--headless", "--noplugin", "-n", "-i", "NONE", "-u", str(init)]
+    run = subprocess.run(
+        [nvim, *options, "-c", f"luafile {lua}"],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path)},
+    )
+    assert out.exists(), f"nvim wrote nothing: {run.returncode} {run.stdout!r} {run.stderr!r}"
+    held: dict[str, Any] = json.loads(out.read_text("utf-8"))
+    return held
+
+
 def expected(path: Path, text: str, census_on: set[int]) -> list[dict[str, Any]]:
     """What Neovim must hold for ``text``: each hint on its definition's name (columns
     in bytes, as Neovim counts them), the census only on the definitions whose header
@@ -99,38 +130,15 @@ def expected(path: Path, text: str, census_on: set[int]) -> list[dict[str, Any]]
 
 
 def test_neovim_shows_the_census_on_the_edited_function_only(tmp_path: Path) -> None:
-    nvim = neovim()
     example = committed(tmp_path / "repo", "budget.py", BUDGET)
     old, new = IN_RETRY_DELAY
-    out = tmp_path / "held.json"
-    init = tmp_path / "init.lua"
-    command = [sys.executable, "-m", "gzguide", "complexity", "guide", "--lsp"]
-    init.write_text(
-        f"vim.opt.runtimepath:append({json.dumps(str(REPO / 'editors' / 'nvim'))})\n"
-        f"require('gzguide').setup({{ cmd = {{ {', '.join(map(json.dumps, command))} }},"
-        " debounce_ms = 0 })\n",
-        "utf-8",
-    )
-    script = tmp_path / "run.lua"
-    script.write_text(
-        SCRIPT.replace("OUT_PATH", json.dumps(str(out)))
-        .replace("EXAMPLE", json.dumps(str(example)))
+    before_bytes = example.read_bytes()
+    held = run_neovim(
+        tmp_path,
+        SCRIPT.replace("EXAMPLE", json.dumps(str(example)))
         .replace("SEARCHED", json.dumps(old))
         .replace("TYPED", new[-1]),
-        "utf-8",
     )
-    before_bytes = example.read_bytes()
-    options = ["--headless", "--noplugin", "-n", "-i", "NONE", "-u", str(init)]
-    run = subprocess.run(
-        [nvim, *options, "-c", f"luafile {script}"],
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=120,
-        env={**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path)},
-    )
-    assert out.exists(), f"nvim wrote nothing: {run.returncode} {run.stdout!r} {run.stderr!r}"
-    held = json.loads(out.read_text("utf-8"))
     assert held["opened"] and held["edited"], held
     assert held["modified"] is True and held["clients"] == 1
     assert example.read_bytes() == before_bytes  # the edit stayed in the buffer
@@ -181,35 +189,13 @@ vim.cmd("qa!")
 
 
 def test_neovim_applies_a_fix_and_the_diagnostics_change(tmp_path: Path) -> None:
-    nvim = neovim()
     example = committed(tmp_path / "repo", "budget.py", BUDGET)
-    out = tmp_path / "held.json"
-    init = tmp_path / "init.lua"
-    command = [sys.executable, "-m", "gzguide", "complexity", "guide", "--lsp"]
-    init.write_text(
-        f"vim.opt.runtimepath:append({json.dumps(str(REPO / 'editors' / 'nvim'))})\n"
-        f"require('gzguide').setup({{ cmd = {{ {', '.join(map(json.dumps, command))} }},"
-        " debounce_ms = 0 })\n",
-        "utf-8",
+    held = run_neovim(
+        tmp_path,
+        FIX_SCRIPT.replace("EXAMPLE", json.dumps(str(example))).replace(
+            "LINE", str(HEADERS["has_negative"])
+        ),
     )
-    script = tmp_path / "fix.lua"
-    script.write_text(
-        FIX_SCRIPT.replace("OUT_PATH", json.dumps(str(out)))
-        .replace("EXAMPLE", json.dumps(str(example)))
-        .replace("LINE", str(HEADERS["has_negative"])),
-        "utf-8",
-    )
-    options = ["--headless", "--noplugin", "-n", "-i", "NONE", "-u", str(init)]
-    run = subprocess.run(
-        [nvim, *options, "-c", f"luafile {script}"],
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=120,
-        env={**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path)},
-    )
-    assert out.exists(), f"nvim wrote nothing: {run.returncode} {run.stdout!r} {run.stderr!r}"
-    held = json.loads(out.read_text("utf-8"))
     assert held["opened"] and held["changed"], held
     assert held["titles"] == ["Use any(): lizard_nesting_depth 2 -> 1"]
     fixed = BUDGET.replace(

@@ -18,24 +18,10 @@ from gzguide.lsp.codeactions import whole_change
 from gzguide.lsp.positions import LineIndex
 from gzguide.lsp.session import LspSession
 from gzguide.lsp.types import encode
+from support.fixable import FIXED, SEARCH, YIELDS
 
 URI = "file:///w/m.py"
 
-SEARCH = """\
-def has_negative(xs, ys, zs):
-    if ys:
-        print(ys)
-    if zs:
-        print(zs)
-    for x in xs:
-        if x < 0:
-            return True
-    return False
-"""
-FIXED = SEARCH.replace(
-    "    for x in xs:\n        if x < 0:\n            return True\n    return False\n",
-    "    return any(x < 0 for x in xs)\n",
-)
 #: Another function with a search loop, not a copy of the first.
 OTHER_SEARCH = """\
 def first_long(names, limit, log):
@@ -47,16 +33,6 @@ def first_long(names, limit, log):
         if len(name) > limit:
             return True
     return False
-"""
-#: A loop that only yields: its fix (``yield from``) may change what the code does.
-YIELDS = """\
-def each(xs, ys, zs):
-    if ys:
-        print(ys)
-    if zs:
-        print(zs)
-    for x in xs:
-        yield x
 """
 LITERALS = {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", "source"]}}}
 

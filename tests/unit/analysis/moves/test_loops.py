@@ -123,8 +123,8 @@ def test_a_loop_that_breaks_on_an_equal_item_is_membership() -> None:
     assert "membership" not in moves(source.replace("return True", "return p"))
 
 
-def test_read_until_empty_is_a_walrus_loop() -> None:
-    source = """
+#: A loop that reads a value and stops when there is none: a walrus loop.
+READ_LOOP = """
     def copy(conn, callback, blocksize, rest):
         if rest is not None:
             conn.skip(rest)
@@ -134,7 +134,11 @@ def test_read_until_empty_is_a_walrus_loop() -> None:
                 break
             callback(data)
         return conn.close()
-    """
+"""
+
+
+def test_read_until_empty_is_a_walrus_loop() -> None:
+    source = READ_LOOP
     rewritten = """
     def copy(conn, callback, blocksize, rest):
         if rest is not None:
@@ -166,17 +170,7 @@ def test_read_until_empty_is_a_walrus_loop() -> None:
 def test_no_new_syntax_in_a_module_that_runs_on_an_older_python(says: str) -> None:
     """An assignment expression is a SyntaxError before 3.8 (the seventh fresh review's
     distlib ``reader``, judged wrong: distlib still tests ``sys.version_info[0] < 3``)."""
-    source = textwrap.dedent("""
-    def copy(conn, callback, blocksize, rest):
-        if rest is not None:
-            conn.skip(rest)
-        while 1:
-            data = conn.recv(blocksize)
-            if not data:
-                break
-            callback(data)
-        return conn.close()
-    """)
+    source = textwrap.dedent(READ_LOOP)
     assert Kind.WALRUS_LOOP in kinds(source)
     assert Kind.WALRUS_LOOP not in kinds(says + source)
     newer = "import sys\nif sys.version_info >= (3, 9):\n    pass\n"
