@@ -52,15 +52,6 @@ class Package(NamedTuple):
 
 PACKAGES = (
     Package(
-        "click",
-        "8.5.1",
-        "click-8.5.1.tar.gz",
-        "9bbfada76703fd1d784b83eea012e3e8c6a001a876543ef104fa56aaaeb072b4",
-        "src/click",
-        "tests",
-        min_passed=2200,
-    ),
-    Package(
         "boltons",
         "26.2.0",
         "boltons-26.2.0.tar.gz",
@@ -145,7 +136,7 @@ def unpack(archive: Path, into: Path) -> Path:
 
 
 def add_metadata(package: Package, root: Path) -> None:
-    """The metadata an install would put beside the package (click's suite asks
+    """The metadata an install would put beside the package (a suite may ask
     ``importlib.metadata`` for its own version)."""
     info = root / Path(package.source).parent / f"{package.module}-{package.version}.dist-info"
     info.mkdir()
