@@ -1,10 +1,13 @@
 """Fixes of conditional moves: ``else: if`` as ``elif``, an ``if`` holding only an
-``if`` as one test, and two adjacent arms of the same code as one arm.
+``if`` as one test, two adjacent arms of the same code as one arm, and the ``else`` of
+an ``if`` whose branch leaves dropped.
 
 All are safe: each test is evaluated as often and in the same order as before
 (``if a: if b:`` and ``if a and b:`` both ask ``a``'s truth once, then ``b``'s only
 when ``a`` holds; ``if a: X elif b: X`` and ``if a or b: X`` ask ``b`` only when ``a``
-fails), and the same statements run.
+fails), and the same statements run. A branch that ends in ``return``, ``raise``,
+``continue`` or ``break`` never reaches the code after the ``if``, so that code runs
+just when the ``else`` did: its body may follow the ``if`` a level out.
 """
 
 from __future__ import annotations
@@ -61,6 +64,27 @@ def else_if(move: Move, view: FunctionView, source: Source) -> Fix | None:
             fix = _moved_out(source, inner, inner.lineno + 1, header)
             return replace(fix, kind=move.kind, title="Use elif") if fix else None
     return None
+
+
+def unwrapped_else(source: Source, line: int, first: ast.stmt, last: int) -> list[Edit] | None:
+    """The edits that take the ``else:`` on ``line`` away and move its body, from
+    ``first`` to line ``last``, out a level; None when that line holds more than
+    ``else:`` or the body does not start further in on a line after it."""
+    levels = step_in(source, line, first.lineno)
+    if not ELSE_LINE.fullmatch(source.line(line)) or levels is None or first.lineno <= line:
+        return None
+    return [Edit((line, 0), (line + 1, 0), ""), *source.dedent(first.lineno, last, *levels)]
+
+
+@fixer(Kind.NO_ELSE)
+def no_else(move: Move, view: FunctionView, source: Source) -> Fix | None:
+    found = statement_at(view, move.span[0], ast.If)
+    if found is None or not found[1].orelse:
+        return None
+    node = found[1]
+    first, last = node.orelse[0], node.end_lineno or node.lineno
+    edits = unwrapped_else(source, first.lineno - 1, first, last)
+    return Fix(move.kind, "Drop the else", tuple(edits), safe=True) if edits else None
 
 
 @fixer(Kind.MERGE_IFS)

@@ -21,29 +21,15 @@ import ast
 from typing import Final, NamedTuple
 
 from gzguide.analysis.facts.walk import FunctionView, Stmt
-from gzguide.analysis.fixes.conditionals import ELSE_LINE, step_in
+from gzguide.analysis.fixes.conditionals import unwrapped_else
 from gzguide.analysis.fixes.edits import Edit, Fix, Source
+from gzguide.analysis.fixes.generators import for_clause, nested_scope_breaks
 from gzguide.analysis.fixes.registry import fixer, one_line, operand, statement_at
+from gzguide.analysis.fixes.searches import first_match
 from gzguide.analysis.fixes.tests import as_written, negated
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.syntax import mentions
-
-#: What the iterable of a generator's ``for`` must not be bare (it would not parse, or
-#: would take the ``if`` of a conditional for a filter).
-_LOOSE_ITERABLE: Final = (ast.NamedExpr, ast.IfExp, ast.Lambda, ast.Tuple, ast.Yield)
-
-
-def _nested_scope_breaks(test: ast.expr) -> bool:
-    """Whether ``test`` would mean something else inside a generator's own scope."""
-    for node in ast.walk(test):
-        match node:
-            case ast.Await() | ast.Yield() | ast.YieldFrom():
-                return True
-            case ast.Call(func=ast.Name(id="super"), args=[]):
-                return True
-    return False
-
 
 #: The lines a search's fix replaces: from the loop to the end of the ``return`` after it.
 _Replaced = tuple[tuple[int, int], tuple[int, int]]
@@ -64,7 +50,7 @@ def _search_of(stmt: Stmt, source: Source) -> _Search | None:
                 body=[ast.If(test=test, body=[ast.Return(value=ast.Constant(value=hit))])]
             ) as loop,
             ast.Return(value=ast.Constant()) as after,
-        ) if one_line(test, loop.iter, loop.target) and not _nested_scope_breaks(test):
+        ) if one_line(test, loop.iter, loop.target) and not nested_scope_breaks(test):
             return _Search(loop, test, hit is True, (source.start(loop), source.end(after)))
     return None
 
@@ -72,16 +58,14 @@ def _search_of(stmt: Stmt, source: Source) -> _Search | None:
 @fixer(Kind.ANY, Kind.ALL)
 def search(move: Move, view: FunctionView, source: Source) -> Fix | None:
     found = statement_at(view, move.span[0], ast.For)
-    if found is None or source.has_comment(*move.span):
+    if found is None:
         return None
     loop = _search_of(found[0], source)
     if loop is None:
+        return first_match(move, found[1], source)  # a loop that acts once on a match
+    if source.has_comment(*move.span):
         return None
     return (loop.is_any and _isinstance_of(source, loop)) or _verdict(source, loop)
-
-
-def _clause(source: Source, loop: ast.For) -> str:
-    return f"for {source.segment(loop.target)} in {operand(source, loop.iter, _LOOSE_ITERABLE)}"
 
 
 def _verdict(source: Source, search: _Search) -> Fix | None:
@@ -89,7 +73,7 @@ def _verdict(source: Source, search: _Search) -> Fix | None:
     if source.binds(name):
         return None
     element = (as_written if search.is_any else negated)(source, search.test)
-    text = f"return {name}({element.text} {_clause(source, search.loop)})"
+    text = f"return {name}({element.text} {for_clause(source, search.loop)})"
     kind = Kind.ANY if search.is_any else Kind.ALL
     return Fix(kind, f"Use {name}()", (Edit(*search.replaced, text),), safe=True)
 
@@ -147,13 +131,8 @@ def _unwrapped_else(
     move: Move, source: Source, loop: ast.For | ast.AsyncFor | ast.While, first: ast.stmt
 ) -> Fix | None:
     """The ``else:`` line gone and its body a level out."""
-    line = move.span[1]
-    levels = step_in(source, line, first.lineno)
-    if not ELSE_LINE.fullmatch(source.line(line)) or levels is None or first.lineno <= line:
-        return None
-    end = loop.end_lineno or loop.lineno
-    edits = (Edit((line, 0), (line + 1, 0), ""), *source.dedent(first.lineno, end, *levels))
-    return Fix(move.kind, "Drop the loop's else", edits, safe=True)
+    edits = unwrapped_else(source, move.span[1], first, loop.end_lineno or loop.lineno)
+    return Fix(move.kind, "Drop the loop's else", tuple(edits), safe=True) if edits else None
 
 
 #: What may not stand bare as the value of ``:=``.

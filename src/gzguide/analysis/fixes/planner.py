@@ -24,6 +24,7 @@ from gzguide.analysis.fixes import (  # noqa: F401 (registers)
     guards,
     loops,
     operands,
+    searches,
 )
 from gzguide.analysis.fixes.edits import Fix, Source, apply_edits, overlap
 from gzguide.analysis.fixes.registry import FIXERS, Fixer
