@@ -5,19 +5,33 @@
 also safe, except for a comparison or a method call (``a == b``, ``s.startswith(p)``),
 returned as it is, as a person writes it: unsafe, since a class may define ``==`` or
 the method to return something other than a bool.
+
+``a and b or c``, with ``b`` always true, is ``b if a else c``: ``a``'s truth is asked
+once either way, and ``b`` or ``c`` evaluated as before. Safe when ``b`` is a literal
+(a constant, or a tuple, list, set or dict display), whose truth Python decides; a
+string built with ``+`` (``name + ' = '``) is unsafe, since a class of its own on the
+other side decides what the ``+`` gives, which may be false.
 """
 
 from __future__ import annotations
 
 import ast
+from typing import Final
 
 from gzguide.analysis.facts.walk import FunctionView
 from gzguide.analysis.fixes.edits import Edit, Fix, Source
-from gzguide.analysis.fixes.registry import fixer, statement_at
+from gzguide.analysis.fixes.registry import (
+    fixer,
+    one_line,
+    operand,
+    parent_of,
+    parenthesized,
+    statement_at,
+)
 from gzguide.analysis.fixes.tests import BOOL_BUILTINS, Test, as_written, negated
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.kinds import Kind
-from gzguide.analysis.moves.syntax import otherwise
+from gzguide.analysis.moves.syntax import extent, otherwise
 
 
 @fixer(Kind.BOOL_RETURN)
@@ -59,3 +73,44 @@ def _as_bool(result: Test, test: ast.expr, source: Source) -> Test | None:
 
 def _method_call(test: ast.expr) -> bool:
     return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute)
+
+
+#: Literals whose truth no code of the program decides.
+_LITERALS: Final = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict)
+
+
+@fixer(Kind.CONDITIONAL)
+def conditional(move: Move, view: FunctionView, source: Source) -> Fix | None:
+    for boolop in view.boolops:
+        match boolop.values:
+            case [ast.BoolOp(op=ast.And(), values=[test, value]), other] if extent(
+                boolop
+            ) == move.span and one_line(boolop):
+                text = (
+                    f"{source.segment(value)} if {operand(source, test, _UNDER_IF)} "
+                    f"else {operand(source, other, _UNDER_ELSE)}"
+                )
+                placed = _placed(view, source, boolop, text)
+                edit = Edit(source.start(boolop), source.end(boolop), placed)
+                safe = isinstance(value, _LITERALS)
+                return Fix(move.kind, "Use a conditional expression", (edit,), safe)
+    return None
+
+
+#: What may not stand bare as the test of a conditional expression, or after its ``else``.
+_UNDER_IF: Final = (ast.NamedExpr, ast.IfExp, ast.Lambda)
+_UNDER_ELSE: Final = (ast.NamedExpr, ast.Tuple, ast.Yield, ast.YieldFrom)
+
+
+def _placed(view: FunctionView, source: Source, boolop: ast.BoolOp, text: str) -> str:
+    """``text`` in parentheses where its place binds tighter than a conditional (an
+    operand of ``+``, ``and``, a comparison...), unless the ``or`` was written in some:
+    the tree leaves those out of its extent, so they stay."""
+    if parenthesized(source, source.start(boolop), source.end(boolop)):
+        return text
+    match parent_of(view.node, boolop):
+        case ast.stmt() | ast.keyword() | ast.Call() | ast.Subscript() | ast.FormattedValue():
+            return text
+        case ast.Tuple() | ast.List() | ast.Set() | ast.Dict():
+            return text
+    return f"({text})"

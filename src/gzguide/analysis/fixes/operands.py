@@ -37,7 +37,7 @@ from typing import Final, NamedTuple, cast
 
 from gzguide.analysis.facts.walk import FunctionView
 from gzguide.analysis.fixes.edits import Edit, Fix, Pos, Source
-from gzguide.analysis.fixes.registry import fixer, one_line, operand
+from gzguide.analysis.fixes.registry import fixer, one_line, operand, parent_of, parenthesized
 from gzguide.analysis.fixes.tests import truth_tested
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.booleans import (
@@ -151,37 +151,18 @@ def _same_membership(view: FunctionView, run: _Run) -> bool:
     return plain and _is_or(run.boolop) and id(run.boolop) in truth_tested(view.node)
 
 
-#: The parentheses an ``and``/``or`` is written in, on each side of it.
-_OPENED: Final = re.compile(r"\([ \t]*$")
-_CLOSED: Final = re.compile(r"[ \t]*\)")
-
-
 def _membership_place(view: FunctionView, source: Source, run: _Run) -> tuple[Pos, Pos, bool]:
     """Where the ``in`` test goes, and whether it takes the place of a ``not`` too (and
     is turned around): a whole ``and``/``or`` in parentheses under another one, or
     under ``not``, no longer needs them."""
     start, end = source.start(run.values[0]), source.end(run.values[-1])
-    grouped = _parenthesized(source, start, end) if run.whole else None
-    match _parent(view.node, run.boolop) if grouped else None:
+    grouped = parenthesized(source, start, end) if run.whole else None
+    match parent_of(view.node, run.boolop) if grouped else None:
         case ast.UnaryOp(op=ast.Not()) as negated:
             return source.start(negated), source.end(negated), True
         case ast.BoolOp() if grouped:
             return grouped[0], grouped[1], False
     return start, end, False
-
-
-def _parenthesized(source: Source, start: Pos, end: Pos) -> tuple[Pos, Pos] | None:
-    """From the parenthesis before ``start`` to the one after ``end``, when they are
-    there."""
-    opened = _OPENED.search(source.line(start[0])[: start[1]])
-    closed = _CLOSED.match(source.line(end[0])[end[1] :])
-    if opened is None or closed is None:
-        return None
-    return (start[0], opened.start()), (end[0], end[1] + closed.end())
-
-
-def _parent(root: ast.AST, node: ast.AST) -> ast.AST | None:
-    return next((p for p in ast.walk(root) for c in ast.iter_child_nodes(p) if c is node), None)
 
 
 def _isinstance_key(boolop: ast.BoolOp) -> _RunKey | None:

@@ -9,11 +9,12 @@ spans lines): such a move is left for a person to make.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from typing import Final, TypeVar
 
 from gzguide.analysis.facts.walk import FunctionView, Stmt
-from gzguide.analysis.fixes.edits import Fix, Source
+from gzguide.analysis.fixes.edits import Fix, Pos, Source
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.kinds import Kind
 
@@ -56,3 +57,22 @@ def operand(source: Source, node: ast.expr, loose: tuple[type[ast.expr], ...] = 
     if isinstance(node, loose) and not (isinstance(node, ast.Tuple) and text.startswith("(")):
         return f"({text})"
     return text
+
+
+#: The parentheses an expression is written in, on each side of it.
+_OPENED: Final = re.compile(r"\([ \t]*$")
+_CLOSED: Final = re.compile(r"[ \t]*\)")
+
+
+def parenthesized(source: Source, start: Pos, end: Pos) -> tuple[Pos, Pos] | None:
+    """From the parenthesis before ``start`` to the one after ``end``, when they are
+    there."""
+    opened = _OPENED.search(source.line(start[0])[: start[1]])
+    closed = _CLOSED.match(source.line(end[0])[end[1] :])
+    if opened is None or closed is None:
+        return None
+    return (start[0], opened.start()), (end[0], end[1] + closed.end())
+
+
+def parent_of(root: ast.AST, node: ast.AST) -> ast.AST | None:
+    return next((p for p in ast.walk(root) for c in ast.iter_child_nodes(p) if c is node), None)

@@ -98,3 +98,44 @@ def test_an_else_that_reads_the_loop_variable_keeps_its_loop() -> None:
     """
     assert kinds(source) == ["membership_else"]
     assert offered(source) == []
+
+
+def test_an_and_or_of_a_literal_is_a_conditional_expression() -> None:
+    # Safe: the test's truth is asked once, as before, and a literal list is always
+    # true; in a comprehension's filter, it needs parentheses.
+    check(
+        """
+        def items(xs):
+            return [x for x in xs if x.a and [x] or x.b]
+        """,
+        """
+        def items(xs):
+            return [x for x in xs if ([x] if x.a else x.b)]
+        """,
+        safe=True,
+    )
+
+
+def test_an_and_or_of_a_sum_is_unsafe() -> None:
+    # Unsafe: a class of its own decides what `+` gives, which may be false.
+    check(
+        """
+        def label(name):
+            return name and name + ' = ' or ''
+        """,
+        """
+        def label(name):
+            return name + ' = ' if name else ''
+        """,
+        safe=False,
+    )
+
+
+def test_an_and_or_over_several_lines_is_left_to_a_person() -> None:
+    source = """
+    def label(name):
+        return (name and
+                name + ' = ' or '')
+    """
+    assert kinds(source) == ["conditional"]
+    assert offered(source) == []
