@@ -459,12 +459,16 @@ def _membership_else(stmt: Stmt, view: FunctionView) -> Move | None:
             ) as loop
         ):
             value = _compared_with(name, left, right)
-            if value is None:
-                return None
+            if value is None or _mentions_any(loop.orelse, name):
+                return None  # the `else` reads the loop's variable: the loop also sets it
             if any(p > stmt.end for p in view.loads.get(name, ())):
                 return None  # the loop's variable is read after it: the loop also sets it
             return _membership_move(view, loop, value)
     return None
+
+
+def _mentions_any(statements: list[ast.stmt], name: str) -> bool:
+    return any(mentions(s, (name,)) for s in statements)
 
 
 def _compared_with(name: str, left: ast.expr, right: ast.expr) -> ast.expr | None:

@@ -121,6 +121,8 @@ def test_a_loop_that_breaks_on_an_equal_item_is_membership() -> None:
     assert radon(source) - radon(rewritten) == 2
     # The loop's variable read after it: the loop is also an assignment.
     assert "membership" not in moves(source.replace("return True", "return p"))
+    # ... or read in its `else` (the last item there: the fixers' helper found it).
+    assert "membership" not in moves(source.replace("warn(req_port)", "warn(p)"))
 
 
 #: A loop that reads a value and stops when there is none: a walrus loop.
