@@ -85,7 +85,7 @@ def test_a_loop_that_only_tests_membership_is_not_in() -> None:
 
 
 def test_an_else_that_reads_the_loop_variable_keeps_its_loop() -> None:
-    # The else reads the last item, which `not in` would leave unset.
+    # The else reads the last item, which `not in` would leave unset: no move, no fix.
     source = """
     def port_ok(port, ports, log):
         for p in ports:
@@ -96,7 +96,7 @@ def test_an_else_that_reads_the_loop_variable_keeps_its_loop() -> None:
             return False
         return True
     """
-    assert kinds(source) == ["membership_else"]
+    assert "membership_else" not in kinds(source)
     assert offered(source) == []
 
 
