@@ -16,6 +16,8 @@ from gzguide.guide.messages import Hint
 from gzguide.lsp.pages import hints_text
 
 _ARCHETYPES_HEADING: Final = "## Archetypes"
+#: The archetype of a hint that names no smell: nothing to explain, nor to name.
+_NO_SMELL: Final = "unclassified"
 _SECTION: Final = re.compile(r"^### (.+?)\s*$", re.MULTILINE)
 
 
@@ -61,23 +63,23 @@ def hover_text(hints: list[Hint], markdown: bool) -> str:
 def _explanations(archetypes: Iterable[str], markdown: bool) -> list[str]:
     """The page of each archetype that has one, in the order given."""
     pages = archetype_pages()
-    return [part for a in archetypes if a in pages for part in _page_parts(a, pages[a], markdown)]
+    named = (a for a in archetypes if a in pages and a != _NO_SMELL)
+    return [part for a in named for part in _page_parts(a, pages[a], markdown)]
 
 
 def _hint_parts(hint: Hint, markdown: bool) -> tuple[str, str, str]:
     """A hint's summary line, headline and move."""
     value = f"{hint.crossing_value:g}"
     lines = f"lines {hint.start_line}-{hint.end_line}"
+    smell = hint.archetype != _NO_SMELL
     if markdown:
+        archetype = f"archetype `{hint.archetype}`, " if smell else ""
         summary = (
-            f"**gzguide** `{hint.metric}` = {value} ({hint.precedence_band}), "
-            f"archetype `{hint.archetype}`, {lines}"
+            f"**gzguide** `{hint.metric}` = {value} ({hint.precedence_band}), {archetype}{lines}"
         )
     else:
-        summary = (
-            f"gzguide {hint.metric} = {value} ({hint.precedence_band}), "
-            f"archetype {hint.archetype}, {lines}"
-        )
+        archetype = f"archetype {hint.archetype}, " if smell else ""
+        summary = f"gzguide {hint.metric} = {value} ({hint.precedence_band}), {archetype}{lines}"
     return summary, hint.doctrinal_frame_headline + ".", hint.recommended_move
 
 

@@ -241,6 +241,18 @@ def test_covering_is_narrowest_first() -> None:
     assert covering([outer, inner, other], 35) == []
 
 
+def test_a_hover_explains_a_smell_and_says_nothing_of_none() -> None:
+    """``unclassified`` names no smell: neither its name nor its page is worth a reader's
+    time (VS Code's screenshot showed the page under every such hover)."""
+    from gzguide.lsp.hover import hover_text
+
+    plain = Hint("radon_cc", "approaching", 5.0, "unclassified", "H", "M", "f.py", 1, 9)
+    text = hover_text([plain], markdown=True)
+    assert text.startswith("**gzguide** `radon_cc` = 5 (approaching), lines 1-9")
+    assert "unclassified" not in text
+    assert "### arrowhead" in hover_text([plain, hint(1, 30)], markdown=True)
+
+
 def test_a_hint_that_proposes_no_change_is_a_quiet_diagnostic() -> None:
     def found(band: str, proposes: bool = True) -> tuple[Finding, Hint]:
         f = Finding("radon_cc", band, 5.0, "unclassified", "H", "M", 1, 2, 0, 18, proposes)
