@@ -113,6 +113,8 @@ async function newClient() {
   const args = serverArgs(settings, folder);
   const cwd = folder ? folder.uri.fsPath : undefined;
   session.output.appendLine(`Starting ${command} ${args.join(" ")} (the command from ${from})`);
+  // No transport named: stdio all the same, without the `--stdio` that naming it adds
+  // (which a gz older than the extension refuses).
   const server = { command, args, options: { cwd } };
   const client = new LanguageClient(SECTION, "gzguide", server, {
     documentSelector: [

