@@ -125,7 +125,8 @@ async function newClient() {
     outputChannel: session.output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
   });
-  client.onDidChangeState((change) => showState(change.newState));
+  // A client being replaced still reports its stop: only the current one is shown.
+  client.onDidChangeState((change) => session.client === client && showState(change.newState));
   return client;
 }
 
@@ -164,20 +165,13 @@ async function startClient() {
   try {
     await session.client.start();
   } catch (error) {
+    // vscode-languageclient has said so in a notification that opens this channel.
     session.restarting = false;
     showStatus("stopped");
-    session.output.appendLine(`The server did not start: ${error && error.message}`);
-    notifyStartFailure();
-  }
-}
-
-async function notifyStartFailure() {
-  const choice = await vscode.window.showErrorMessage(
-    "gzguide: the server did not start. Is `gz` installed (pip install gzguide), or set gzguide.path?",
-    "Show log",
-  );
-  if (choice) {
-    session.output.show(true);
+    session.output.appendLine(
+      `The server did not start (${error}): is gz installed (pip install gzguide)? ` +
+        "The gzguide.path setting names the command to run.",
+    );
   }
 }
 

@@ -4,12 +4,14 @@
 browser, from the npm registry) installs the ``.vsix`` into a fresh extensions folder
 and opens a git work tree holding a committed module; headless chromium, driven by
 ``editors/vscode/e2e/drive.js`` (puppeteer-core), opens the module, types an edit inside
-one function (never saved), hovers the hint of another, applies its code action, and
-closes the page. The tests judge what the page showed at each step against what
-``analyze`` returns for the same texts: every diagnostic on its function's name in the
-editor and the Problems panel, with the server's message, the census only on the edited
-function; the hover; the fix's edit. Then the server's own log: closing the page shut
-it down with exit status 0, and none of its workers is left.
+one function (never saved), hovers the hint of another, applies its code action,
+restarts the server and shows its log with the extension's commands, and closes the
+page. The tests judge what the page showed at each step against what ``analyze``
+returns for the same texts: every diagnostic on its function's name in the editor and
+the Problems panel, with the server's message, the census only on the edited function;
+the hover; the fix's edit; the status bar's version. Then the servers' own log: the
+restart and closing the page shut each down with exit status 0, and none of their
+workers is left.
 
 The tools come from ``editors/vscode/e2e/install.sh`` (Node 24, code-server,
 puppeteer-core, Debian's chromium), into ``$GZGUIDE_VSCODE_TOOLS`` or
@@ -59,6 +61,8 @@ SEARCH_LOOP = (
     "    for value in values:\n        if value < 0:\n            return True\n    return False\n"
 )
 ANY = "    return any(value < 0 for value in values)\n"
+#: How the extension's log line naming the server's command ends, for this test's settings.
+COMMAND_FROM = "(the command from the gzguide.path setting)"
 
 
 class Tools(NamedTuple):
@@ -112,11 +116,18 @@ def find_tools() -> Tools:
     pytest.skip(advice)
 
 
-def wait_until(condition: Callable[[], bool], what: str) -> None:
+def waited(condition: Callable[[], bool]) -> bool:
+    """Whether ``condition`` came true within the wait, polled."""
     deadline = time.monotonic() + WAIT_S
     while not condition():
-        assert time.monotonic() < deadline, f"waited {WAIT_S:.0f} s for {what}"
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.1)
+    return True
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    assert waited(condition), f"waited {WAIT_S:.0f} s for {what}"
 
 
 def free_port() -> int:
@@ -162,6 +173,7 @@ class Run(NamedTuple):
     committed_text: str
     log: list[dict[str, Any]]
     screenshot: Path
+    user_data: Path
 
 
 def build_vsix(tools: Tools) -> Path:
@@ -177,12 +189,17 @@ def build_vsix(tools: Tools) -> Path:
     return EXTENSION / "dist" / "gzguide.vsix"
 
 
-def user_settings(log_file: Path) -> dict[str, Any]:
-    """A fresh profile's settings: the extension's (this venv's gz, the log in a file),
-    and VS Code's own prompts and background work turned off."""
+def machine_settings(log_file: Path) -> dict[str, Any]:
+    """The extension's settings of this machine (this venv's gz, the log in a file).
+    They are in the settings of the machine that VS Code's server runs on, as a user of
+    a remote window sets them: VS Code ignores a user's own settings of that scope there."""
+    gz = Path(sys.executable).parent / "gz"
+    return {"gzguide.path": str(gz), "gzguide.logFile": str(log_file)}
+
+
+def user_settings() -> dict[str, Any]:
+    """A fresh profile's settings: VS Code's own prompts and background work turned off."""
     return {
-        "gzguide.path": str(Path(sys.executable).parent / "gz"),
-        "gzguide.logFile": str(log_file),
         "files.autoSave": "off",
         "security.workspace.trust.enabled": False,
         "workbench.startupEditor": "none",
@@ -222,10 +239,10 @@ def start_code_server(tools: Tools, top: Path, vsix: Path, folder: Path) -> Code
     """code-server on a free port of 127.0.0.1, with the ``.vsix`` installed into a fresh
     extensions folder and a fresh profile; returns once it answers."""
     home = top / "home"
-    (top / "user-data" / "User").mkdir(parents=True)
-    (top / "user-data" / "User" / "settings.json").write_text(
-        json.dumps(user_settings(top / "gz.log"), indent=1), "utf-8"
-    )
+    scopes = {"User": user_settings(), "Machine": machine_settings(top / "gz.log")}
+    for scope, settings in scopes.items():
+        (top / "user-data" / scope).mkdir(parents=True)
+        (top / "user-data" / scope / "settings.json").write_text(json.dumps(settings), "utf-8")
     (top / "config.yaml").write_text("auth: none\n", "utf-8")
     dirs = [
         "--config",
@@ -294,6 +311,8 @@ def make_plan(tmp: Path, example: Path, url: str, text: str) -> dict[str, Any]:
         "viewport": {"width": 1280, "height": 960},
         "panelHeight": 170,
         "out": str(tmp / "observed.json"),
+        "logFile": str(tmp / "gz.log"),
+        "logShows": COMMAND_FROM,
         "screenshot": str(tmp / "vscode.png"),
         "timeoutMs": int(WAIT_S * 1000),
         "file": example.name,
@@ -303,7 +322,7 @@ def make_plan(tmp: Path, example: Path, url: str, text: str) -> dict[str, Any]:
         "edited": marks(example, edited, {HEADERS["retry_delay"]}),
         "hover": {
             "line": HEADERS["has_negative"],
-            "fragment": f"{hint['metric']} = {hint['crossing_value']:g}",
+            "fragments": [f"{hint['metric']} = {hint['crossing_value']:g}", "Quick Fix"],
         },
         "fix": {"line": HEADERS["has_negative"], "character": 6, "title": FIX_TITLE},
         "fixed": marks(
@@ -329,8 +348,9 @@ def gone(pid: int) -> bool:
     return state in ("Z", "X")
 
 
-def stopped(log_file: Path) -> bool:
-    return any(r["event"] == "server_stop" for r in server_log(log_file))
+def stopped(log_file: Path) -> int:
+    """How many servers have logged their stop."""
+    return sum(r["event"] == "server_stop" for r in server_log(log_file))
 
 
 def log_pids(log: list[dict[str, Any]]) -> set[int]:
@@ -352,7 +372,7 @@ def drive(tools: Tools, plan: dict[str, Any], tmp: Path) -> dict[str, Any]:
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
-        timeout=480,
+        timeout=400,
     )
     out = Path(plan["out"])
     assert out.exists(), f"drive.js wrote nothing: {run.returncode} {run.stderr!r}"
@@ -373,24 +393,32 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         plan = make_plan(tmp, example, server.url, BUDGET)
         observed = drive(tools, plan, tmp)
         # The page is closed: after its grace, code-server ends the extension host,
-        # and the extension stops the server.
-        wait_until(lambda: stopped(log_file), "the server's server_stop line")
+        # and the extension stops the server (the test of that says what was left).
+        expected_stops = 2 if "log" in observed else 1
+        waited(lambda: stopped(log_file) >= expected_stops)
+        waited(lambda: all(map(gone, log_pids(server_log(log_file)))))
         log = server_log(log_file)
-        wait_until(lambda: all(map(gone, log_pids(log))), "the server and its workers to end")
     finally:
         stop(server.process)
     screenshot = Path(plan["screenshot"])
     if os.environ.get("GZGUIDE_UPDATE_SCREENSHOT"):
         shutil.copyfile(screenshot, DOCS / "vscode.png")
-    yield Run(observed, plan, example, BUDGET, log, screenshot)
+    yield Run(observed, plan, example, BUDGET, log, screenshot, tmp / "user-data")
+
+
+def seen(run: Run, step: str) -> Any:
+    """What drive.js saw at ``step``; a step it never reached fails, naming where it stopped."""
+    stopped = str(run.observed.get("stoppedAt"))
+    assert step in run.observed, f"drive.js stopped at {stopped}: {run.observed.get(stopped)}"
+    return run.observed[step]
 
 
 def test_the_status_bar_names_the_running_server(run: Run) -> None:
-    assert run.observed["status"] == run.plan["status"]
+    assert seen(run, "status") == run.plan["status"]
 
 
 def test_diagnostics_sit_on_the_function_name_with_the_servers_message(run: Run) -> None:
-    opened = run.observed["opened"]
+    opened = seen(run, "opened")
     assert opened["matched"], opened
     assert [row["source"] for row in opened["problems"]] == ["gzguide"]
     # Each squiggle spans the name in its header: it starts where the name does and is
@@ -407,8 +435,8 @@ def test_diagnostics_sit_on_the_function_name_with_the_servers_message(run: Run)
 
 
 def test_an_unsaved_edit_changes_the_diagnostics(run: Run) -> None:
-    edited = run.observed["edited"]
-    assert run.observed["dirty"] is True
+    edited = seen(run, "edited")
+    assert seen(run, "dirty") is True
     assert edited["matched"], edited
     # The census of the edited function is a Hint: dots on its name, no Problems row.
     assert [s["line"] for s in edited["squiggles"] if s["kind"] == "hint"] == [
@@ -419,7 +447,7 @@ def test_an_unsaved_edit_changes_the_diagnostics(run: Run) -> None:
 
 
 def test_the_hover_shows_the_hint_and_its_quick_fix(run: Run) -> None:
-    hover = run.observed["hover"]
+    hover = seen(run, "hover")
     assert hover["shown"], hover
     text = "\n".join(hover["parts"])
     hint = hint_on(run.example, run.committed_text, HEADERS["has_negative"])
@@ -431,24 +459,43 @@ def test_the_hover_shows_the_hint_and_its_quick_fix(run: Run) -> None:
 
 
 def test_a_code_action_applies_and_the_diagnostics_update(run: Run) -> None:
-    fix, fixed = run.observed["fix"], run.observed["fixed"]
-    assert fix == {"titles": [FIX_TITLE], "applied": True}
-    assert fixed["matched"], fixed
+    fix = seen(run, "fix")
+    assert fix["titles"] == [FIX_TITLE] and fix["applied"]
+    assert fix["marks"]["matched"], fix["marks"]
     old, new = IN_RETRY_DELAY
     text = run.committed_text.replace(old, new, 1).replace(SEARCH_LOOP, ANY)
-    shown = run.observed["lines"]
+    shown = fix["lines"]
     while shown and not shown[-1]:
         shown.pop()  # the empty line after the last newline
     assert shown == text.splitlines()
-    assert not [p for p in fixed["problems"] if "any(" in p["message"]]
+    assert not [p for p in fix["marks"]["problems"] if "any(" in p["message"]]
     assert run.example.read_text("utf-8") == run.committed_text
 
 
+def test_the_restart_command_starts_a_new_server_that_shows_the_same(run: Run) -> None:
+    restart = seen(run, "restart")
+    assert restart["restarted"] and restart["status"] == run.plan["status"]
+    assert restart["marks"]["matched"], restart
+
+
+def test_the_show_log_command_shows_the_command_line(run: Run) -> None:
+    log = seen(run, "log")
+    assert log["shown"], log
+    # The page shows the lines that fit; VS Code keeps the whole channel in a file.
+    channel = next(run.user_data.glob("logs/*/exthost*/output_logging_*/*-gzguide.log"))
+    gz = Path(sys.executable).parent / "gz"
+    args = f"complexity guide --lsp --root {run.example.parent} --log-file {run.plan['logFile']}"
+    line = f"Starting {gz} {args} {COMMAND_FROM}"
+    assert channel.read_text("utf-8").splitlines().count(line) == 2  # the start and the restart
+
+
 def test_closing_the_page_stops_the_server_with_exit_0_and_no_worker_left(run: Run) -> None:
+    # Two servers: the restart command stopped the first as the page's closing did the
+    # second, each with shutdown and exit.
     stops = [r for r in run.log if r["event"] == "server_stop"]
-    assert [(r["reason"], r["exit_code"]) for r in stops] == [("exit", 0)]
+    assert [(r["reason"], r["exit_code"]) for r in stops] == [("exit", 0)] * 2
     starts = [r for r in run.log if r["event"] == "server_start"]
-    assert len(starts) == 1 and starts[0]["protocol"] == "lsp-3.17"
+    assert [r["protocol"] for r in starts] == ["lsp-3.17"] * 2
     workers = {r["worker"]["pid"] for r in run.log if r["event"] == "worker_start"}
     assert workers, "the server ran with workers"
     assert all(map(gone, log_pids(run.log)))

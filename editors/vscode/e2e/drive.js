@@ -5,10 +5,12 @@
 //
 //   node drive.js PLAN.json      (puppeteer-core found through NODE_PATH)
 //
-// The plan names the page, the file to open, the edit to type, the fix to apply, and
-// the marks expected at each step; every wait is on a condition of the page (those marks,
-// a hover, a menu), never a fixed sleep, and a step whose condition never comes is
-// written down as it stands so that the test can say what differed.
+// The steps (STEPS below): open the file, type an unsaved edit, hover a hint, apply its
+// quick fix, run "gzguide: Restart server" and "gzguide: Show log". The plan names the
+// page, the file, the edit, the fix and the marks expected at each step; every wait is
+// on a condition (those marks, a hover, a menu, a line of the server's log), never a
+// fixed sleep, and a step whose condition never comes is written down as it stands, so
+// that the test can say what differed.
 
 const fs = require("node:fs");
 const puppeteer = require("puppeteer-core");
@@ -175,6 +177,63 @@ async function statusWhen(page, text) {
   return page.$eval(selector, (item) => item.textContent.trim()).catch(() => "");
 }
 
+/** Runs the command titled `title` from the command palette. */
+async function runCommand(page, title) {
+  await quickInput(page, ["Control", "Shift"], "p", title, (wanted) =>
+    [...document.querySelectorAll(".quick-input-list .monaco-list-row")].some((r) => r.textContent.includes(wanted)),
+  );
+}
+
+/** Waits, polling, until `condition()` holds; says whether it did in time. */
+async function until(condition) {
+  const deadline = Date.now() + WAIT;
+  while (!condition()) {
+    if (Date.now() > deadline) {
+      return false;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
+}
+
+/** How many times the server has started, as its log file says. */
+function serverStarts() {
+  if (!fs.existsSync(plan.logFile)) {
+    return 0;
+  }
+  return fs.readFileSync(plan.logFile, "utf-8").split("\n").filter((line) => line.includes('"server_start"')).length;
+}
+
+/** "gzguide: Restart server": a new server starts, and shows the same marks. */
+async function restartServer(page) {
+  const before = serverStarts();
+  await runCommand(page, "gzguide: Restart server");
+  const restarted = await until(() => serverStarts() > before);
+  const status = await statusWhen(page, plan.status);
+  return { restarted, status, marks: await marksWhen(page, plan.fixed) };
+}
+
+/** "gzguide: Show log": the output channel, once it shows the plan's text (the end of
+ * the line naming the command; the view shows only the lines that fit, wrapped). */
+async function showLog(page) {
+  await runCommand(page, "gzguide: Show log");
+  const selector = ".part.panel .view-lines";
+  const shown = await page
+    .waitForFunction(
+      (s, text) => ((document.querySelector(s) || {}).textContent || "").replace(/\u00a0/g, " ").includes(text),
+      { timeout: WAIT },
+      selector,
+      plan.logShows,
+    )
+    .then(() => true, () => false);
+  const lines = await page.$$eval(`${selector} > .view-line`, (rows) =>
+    rows
+      .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+      .map((row) => row.textContent.replace(/\u00a0/g, " ")),
+  );
+  return { shown, lines };
+}
+
 /** Replaces the last character of line `edit.line` by `edit.typed`, without saving. */
 async function typeEdit(page, edit) {
   await quickInput(page, ["Control"], "g", String(edit.line));
@@ -188,8 +247,9 @@ async function typeEdit(page, edit) {
   return dirty;
 }
 
-/** Hovers the middle of the squiggle on `line` and reads the hover that opens. */
-async function hoverOn(page, line, fragment) {
+/** Hovers the middle of the squiggle on `line` and reads the hover that opens, once it
+ * shows every one of `fragments` (its code actions come after its text). */
+async function hoverOn(page, line, fragments) {
   const box = await page.evaluate((wanted) => {
     const marks = window.gz.readMarks();
     const index = marks.squiggles.findIndex((s) => s.line === wanted);
@@ -206,9 +266,10 @@ async function hoverOn(page, line, fragment) {
   await page.mouse.move(box.x, box.y);
   const shown = await page
     .waitForFunction(
-      (text) => [...document.querySelectorAll(".monaco-hover:not(.hidden)")].some((h) => h.innerText.includes(text)),
+      (texts) =>
+        [...document.querySelectorAll(".monaco-hover:not(.hidden)")].some((h) => texts.every((t) => h.innerText.includes(t))),
       { timeout: WAIT },
-      fragment,
+      fragments,
     )
     .then(() => true, () => false);
   const parts = await page.$$eval(".monaco-hover:not(.hidden) .hover-row", (rows) =>
@@ -235,8 +296,45 @@ async function applyFix(page, fix) {
   return { titles, applied: index >= 0 };
 }
 
+/** Hovers the hint named in the plan, and takes the screenshot with the hover open. */
+async function hoverAndScreenshot(page) {
+  const hover = await hoverOn(page, plan.hover.line, plan.hover.fragments);
+  await page.screenshot({ path: plan.screenshot });
+  await page.keyboard.press("Escape");
+  await page.mouse.move(0, 0);
+  return hover;
+}
+
+/** Applies the plan's fix, then reads the marks with the top of the file in view again
+ * (the cursor's moves may have scrolled). */
+async function fixAndRead(page) {
+  const fix = await applyFix(page, plan.fix);
+  await chord(page, ["Control"], "Home");
+  return { ...fix, marks: await marksWhen(page, plan.fixed), lines: await page.evaluate(editorLines) };
+}
+
+// The user's steps in order, each with what it must show before the next one makes
+// sense: the first that does not show it ends the run, so that a failure is reported at
+// once and not after every later wait has timed out too.
+const STEPS = [
+  ["opened", (page) => marksWhen(page, plan.opened), (o) => o.matched],
+  ["status", (page) => statusWhen(page, plan.status), (o) => o === plan.status],
+  ["dirty", (page) => typeEdit(page, plan.edit), (o) => o],
+  ["edited", (page) => marksWhen(page, plan.edited), (o) => o.matched],
+  ["hover", hoverAndScreenshot, (o) => o.shown],
+  ["fix", fixAndRead, (o) => o.applied && o.marks.matched],
+  ["restart", restartServer, (o) => o.restarted && o.marks.matched],
+  ["log", showLog, (o) => o.shown],
+];
+
 async function main() {
   const observed = {};
+  // Written after every step, so that what was seen survives a run that is cut short.
+  const record = (name, value) => {
+    observed[name] = value;
+    fs.writeFileSync(plan.out, JSON.stringify(observed, null, 1));
+    return value;
+  };
   const browser = await puppeteer.launch({
     executablePath: plan.chromium,
     headless: true,
@@ -249,24 +347,16 @@ async function main() {
     // The readers run in the page, where the conditions are waited on.
     await page.evaluate(`window.gz = { readMarks: ${readMarks}, summary: ${summary} };`);
     await openFile(page);
-    observed.opened = await marksWhen(page, plan.opened);
-    observed.status = await statusWhen(page, plan.status);
-    observed.dirty = await typeEdit(page, plan.edit);
-    observed.edited = await marksWhen(page, plan.edited);
-    observed.hover = await hoverOn(page, plan.hover.line, plan.hover.fragment);
-    await page.screenshot({ path: plan.screenshot });
-    await page.keyboard.press("Escape");
-    await page.mouse.move(0, 0);
-    observed.fix = await applyFix(page, plan.fix);
-    // The top of the file in view again, whatever the cursor's moves scrolled.
-    await chord(page, ["Control"], "Home");
-    observed.fixed = await marksWhen(page, plan.fixed);
-    observed.lines = await page.evaluate(editorLines);
+    for (const [name, step, shows] of STEPS) {
+      if (!shows(record(name, await step(page)))) {
+        record("stoppedAt", name);
+        break;
+      }
+    }
     await page.close();
   } finally {
     // Closing the browser is closing the page: the test reads what VS Code did then.
     await browser.close();
-    fs.writeFileSync(plan.out, JSON.stringify(observed, null, 1));
   }
 }
 
