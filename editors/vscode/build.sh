@@ -9,8 +9,12 @@ if ! cmp -s package-lock.json node_modules/.installed.lock; then
     npm ci --no-fund --no-audit --loglevel=error
     cp package-lock.json node_modules/.installed.lock
 fi
-mkdir -p dist
+mkdir -p dist media
+# The README's screenshot is the project's docs/vscode.png, outside this folder: the
+# package carries a copy, and its README points there.
+cp ../../docs/vscode.png media/vscode.png
+sed 's#(\.\./\.\./docs/vscode\.png)#(media/vscode.png)#' README.md >dist/README.md
 # No repository URL or LICENSE file of its own: the license is the project's (MIT,
-# package.json), and the README's links are kept as written.
+# package.json), and the README's other links are kept as written.
 node_modules/.bin/vsce package --allow-missing-repository --skip-license \
-    --no-rewrite-relative-links --out dist/gzguide.vsix
+    --no-rewrite-relative-links --readme-path dist/README.md --out dist/gzguide.vsix
