@@ -96,7 +96,7 @@ def _missing(tools: Tools, folder: Path) -> str | None:
     if not installed.exists() or installed.read_bytes() != (E2E / "package-lock.json").read_bytes():
         return "code-server and puppeteer-core are not installed at the locked versions"
     if not tools.chromium:
-        return "chromium is not installed"
+        return "Debian's chromium is not installed"
     return None
 
 
@@ -297,7 +297,7 @@ def hint_on(example: Path, text: str, line: int) -> dict[str, Any]:
     return next(h for h in hints if h["start_line"] == line)
 
 
-def make_plan(tmp: Path, example: Path, url: str, text: str) -> dict[str, Any]:
+def make_plan(tools: Tools, tmp: Path, example: Path, url: str, text: str) -> dict[str, Any]:
     """What drive.js does, and the marks it waits for at each step."""
     old, new = IN_RETRY_DELAY
     edited = text.replace(old, new, 1)
@@ -306,7 +306,7 @@ def make_plan(tmp: Path, example: Path, url: str, text: str) -> dict[str, Any]:
     hint = hint_on(example, text, HEADERS["has_negative"])
     return {
         "url": f"{url}/?folder={example.parent}",
-        "chromium": shutil.which("chromium"),
+        "chromium": tools.chromium,
         "profile": str(tmp / "chromium"),
         "viewport": {"width": 1280, "height": 960},
         "panelHeight": 170,
@@ -390,7 +390,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     server = start_code_server(tools, tmp, vsix, example.parent)
     log_file = tmp / "gz.log"
     try:
-        plan = make_plan(tmp, example, server.url, BUDGET)
+        plan = make_plan(tools, tmp, example, server.url, BUDGET)
         observed = drive(tools, plan, tmp)
         # The page is closed: after its grace, code-server ends the extension host,
         # and the extension stops the server (the test of that says what was left).
