@@ -367,16 +367,23 @@ def drive(tools: Tools, plan: dict[str, Any], tmp: Path) -> dict[str, Any]:
         "PATH": f"{tools.node_bin}{os.pathsep}{os.environ['PATH']}",
         "NODE_PATH": str(tools.modules),
     }
-    run = subprocess.run(
+    driver = subprocess.Popen(
         [tools.node, str(E2E / "drive.js"), str(tmp / "plan.json")],
         env=env,
         stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=400,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
+    try:
+        _, stderr = driver.communicate(timeout=400)
+    except subprocess.TimeoutExpired:
+        # SIGTERM, not SIGKILL: puppeteer closes its chromium (a process group of its
+        # own) when node is terminated, and would leave it running if node were killed.
+        driver.terminate()
+        _, stderr = driver.communicate(timeout=60)
     out = Path(plan["out"])
-    assert out.exists(), f"drive.js wrote nothing: {run.returncode} {run.stderr!r}"
-    assert run.returncode == 0, run.stderr.decode("utf-8", "replace")
+    assert out.exists(), f"drive.js wrote nothing: {driver.returncode} {stderr!r}"
+    assert driver.returncode == 0, stderr.decode("utf-8", "replace")
     observed: dict[str, Any] = json.loads(out.read_text("utf-8"))
     return observed
 
