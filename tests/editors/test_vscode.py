@@ -482,6 +482,7 @@ def test_a_code_action_applies_and_the_diagnostics_update(run: Run) -> None:
 def test_the_restart_command_starts_a_new_server_that_shows_the_same(run: Run) -> None:
     restart = seen(run, "restart")
     assert restart["restarted"] and restart["status"] == run.plan["status"]
+    assert restart["statuses"] == ["gzguide: restarting", run.plan["status"]]
     assert restart["marks"]["matched"], restart
 
 

@@ -204,13 +204,30 @@ function serverStarts() {
   return fs.readFileSync(plan.logFile, "utf-8").split("\n").filter((line) => line.includes('"server_start"')).length;
 }
 
-/** "gzguide: Restart server": a new server starts, and shows the same marks. */
+// Every text the extension's status bar item shows, in order, however briefly: a
+// restart's "restarting" lasts as long as the server takes to start.
+function watchStatus() {
+  window.gz.statuses = [];
+  const note = () => {
+    const item = document.querySelector("[id$='gzguide.status']");
+    const text = item ? item.textContent.trim() : "";
+    if (text && window.gz.statuses[window.gz.statuses.length - 1] !== text) {
+      window.gz.statuses.push(text);
+    }
+  };
+  new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true });
+}
+
+/** "gzguide: Restart server": a new server starts, and shows the same marks; the status
+ * bar says "restarting" meanwhile. */
 async function restartServer(page) {
   const before = serverStarts();
+  const seen = await page.evaluate(() => window.gz.statuses.length);
   await runCommand(page, "gzguide: Restart server");
   const restarted = await until(() => serverStarts() > before);
   const status = await statusWhen(page, plan.status);
-  return { restarted, status, marks: await marksWhen(page, plan.fixed) };
+  const statuses = await page.evaluate((from) => window.gz.statuses.slice(from), seen);
+  return { restarted, status, statuses, marks: await marksWhen(page, plan.fixed) };
 }
 
 /** "gzguide: Show log": the output channel, once it shows the plan's text (the end of
@@ -346,6 +363,7 @@ async function main() {
     const page = await openWorkbench(browser);
     // The readers run in the page, where the conditions are waited on.
     await page.evaluate(`window.gz = { readMarks: ${readMarks}, summary: ${summary} };`);
+    await page.evaluate(watchStatus);
     await openFile(page);
     for (const [name, step, shows] of STEPS) {
       if (!shows(record(name, await step(page)))) {
