@@ -40,8 +40,12 @@ from gzguide.analysis.metrics.lizard import lizard_function_metrics
 from gzguide.analysis.metrics.module import module_metrics, raw_counts
 from gzguide.analysis.policy.directives import read_directives
 from gzguide.analysis.policy.thresholds import default_thresholds
+from gzguide.analysis.reuse import PartMemo
 from gzguide.freshness import CacheState
 from gzguide.workers.ipc import Result, pack
+
+#: The part memo's budget here: room for every part of the buffer's versions.
+MEMO_BYTES = 64 * 1024 * 1024
 
 
 def _timed(fn: Callable[[], object]) -> float:
@@ -54,8 +58,9 @@ def _timed(fn: Callable[[], object]) -> float:
     return elapsed / 1e6
 
 
-def _steps(data: bytes) -> dict[str, Callable[[], object]]:
-    """Each step of one cold analysis of ``data``, runnable on its own."""
+def _steps(data: bytes, memo: PartMemo) -> dict[str, Callable[[], object]]:
+    """Each step of one cold analysis of ``data``, runnable on its own; then the analysis
+    with ``memo`` holding the parts of the version before the edit."""
     table = default_thresholds()
     fresh = parse_module(data)
     assert fresh is not None
@@ -92,6 +97,9 @@ def _steps(data: bytes) -> dict[str, Callable[[], object]]:
         "measure (all of the above but parse)": lambda: measure(module),
         "evaluate (facts, candidates, advice)": lambda: evaluate(measured, table),
         "whole cold analysis": lambda: evaluate(measure(_parsed(data)), table),
+        "whole analysis, parts of the version before from the memo": lambda: evaluate(
+            measure(_parsed(data), memo), table
+        ),
         "result encode (worker)": lambda: pack(
             Result(seq=1, report=report, cache=CacheState.MISS, identity=None, read_at_ns=0)
         ),
@@ -114,10 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         module = buffer_module(Path(tmp) / "buffer.py")
         samples: dict[str, list[float]] = {}
-        data = b""
+        data = module.render()
+        memo = PartMemo(MEMO_BYTES)
         for _ in range(args.iterations):
+            measure(_parsed(data), memo)  # the version before the edit, as a worker saw it
             data, _cursor = edit_in_memory(module, rng)
-            for name, step in _steps(data).items():
+            for name, step in _steps(data, memo).items():
                 samples.setdefault(name, []).append(_timed(step))
     whole = statistics.median(samples["whole cold analysis"])
     floor = statistics.median(samples["ast.parse (floor)"])

@@ -19,6 +19,7 @@ from gzguide.analysis.engine import Measured, evaluate, measure
 from gzguide.analysis.facts.parsed import parse_module
 from gzguide.analysis.model import EMPTY_REPORT, FileReport
 from gzguide.analysis.policy.thresholds import Thresholds
+from gzguide.analysis.reuse import PartMemo
 from gzguide.analysis.source import MAX_SOURCE_BYTES, read_source_bytes
 from gzguide.freshness import CacheState, Identity, content_digest, identity_of
 from gzguide.lru import Lru
@@ -42,7 +43,7 @@ DEFAULT_MAX_WEIGHT: Final = TOTAL_CACHE_BYTES
 MAX_TEXT_ENTRIES: Final = 2
 
 
-def _measure_bytes(data: bytes) -> Measured | None:
+def _measure_bytes(data: bytes, parts: PartMemo) -> Measured | None:
     """Parse and measure; None when the bytes are not analyzable Python.
 
     A module whose syntax tree is too deep for the metric visitors (they recurse,
@@ -53,7 +54,7 @@ def _measure_bytes(data: bytes) -> Measured | None:
     if module is None:
         return None
     try:
-        return measure(module)
+        return measure(module, parts)
     except RecursionError:
         return None
 
@@ -76,6 +77,13 @@ class Analyst:
     ) -> None:
         self._emit = on_event
         self.cache: FileCache[Measured | None] = FileCache(max_entries, max_weight)
+        #: Values of parts of the files measured, by their text (what lets a new
+        #: version of a buffer be measured again only where its text changed). It
+        #: holds what the file versions leave of the cache budget: they come first,
+        #: so the memo changes how fast, never what or how much, the cache keeps.
+        self.parts = PartMemo(max_weight)
+        #: The memo's hit and miss counts when they were last logged.
+        self._logged = (0, 0)
         self.parses = 0
         #: The files whose buffers have a text entry, least recently sent first.
         #: The oldest's text entry leaves the cache as it leaves this.
@@ -205,12 +213,7 @@ class Analyst:
         else:
             self.parses += 1
             derived = {}
-            try:
-                measured = _measure_bytes(data)
-            except MemoryError:
-                # Past the worker's heap limit: the verdict is cached like a syntax error's.
-                measured = None
-                self._emit("analysis_out_of_memory", path=path, bytes=len(data))
+            measured = self._measured(path, data)
         entry: Entry[Measured | None] = Entry(
             identity=identity,
             digest=digest,
@@ -220,4 +223,32 @@ class Analyst:
             derived=derived,
         )
         self.cache.put(key, entry)
+        if same is None:
+            self._fit_parts(path)
         return entry, same is None
+
+    def _measured(self, path: str, data: bytes) -> Measured | None:
+        """``data`` measured, reusing the parts the memo holds."""
+        try:
+            return _measure_bytes(data, self.parts)
+        except MemoryError:
+            # Past the worker's heap limit: the verdict is cached like a syntax error's.
+            self._emit("analysis_out_of_memory", path=path, bytes=len(data))
+            return None
+
+    def _fit_parts(self, path: str) -> None:
+        """Keep the memo of parts within what the file versions leave of the budget, and
+        log what the analysis of ``path`` found in it."""
+        parts = self.parts
+        parts.limit(self.cache.max_weight - self.cache.weight)
+        stats = parts.stats
+        hits, misses = self._logged
+        self._logged = (stats.hits, stats.misses)
+        self._emit(
+            "parts_reused",
+            path=path,
+            hits=stats.hits - hits,
+            misses=stats.misses - misses,
+            parts=len(parts),
+            bytes=parts.bytes,
+        )

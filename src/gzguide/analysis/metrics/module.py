@@ -61,7 +61,7 @@ import re
 import tokenize
 from typing import NamedTuple
 
-from radon.metrics import h_visit_ast, mi_compute
+from radon.metrics import HalsteadReport, h_visit_ast, mi_compute
 
 from gzguide.analysis.facts.parsed import ParsedModule
 
@@ -106,13 +106,17 @@ class ModuleValues(NamedTuple):
     lloc: int
 
 
-def module_metrics(module: ParsedModule, total_complexity: int) -> ModuleValues:
+def module_metrics(
+    module: ParsedModule, total_complexity: int, halstead: HalsteadReport | None = None
+) -> ModuleValues:
     """MI, Halstead totals and raw line counts of ``module``.
 
     ``total_complexity`` is radon's total complexity of the module
-    (:func:`gzguide.analysis.metrics.cc.total_complexity`), which the caller has computed.
+    (:func:`gzguide.analysis.metrics.cc.total_complexity`), which the caller has computed;
+    ``halstead``, radon's Halstead total of the module, when the caller has it.
     """
-    halstead = h_visit_ast(module.tree).total
+    if halstead is None:
+        halstead = h_visit_ast(module.tree).total
     volume = float(halstead.volume)
     raw = raw_counts(module)
     return ModuleValues(
