@@ -40,7 +40,7 @@ from gzguide.analysis.metrics.cc import function_complexities, total_complexity
 from gzguide.analysis.metrics.cohesion import ClassCohesion, class_cohesion
 from gzguide.analysis.metrics.lizard import LizardValues, lizard_function_metrics
 from gzguide.analysis.metrics.measurement import Measurement
-from gzguide.analysis.metrics.module import ModuleValues, module_metrics
+from gzguide.analysis.metrics.module import ModuleValues, RawCounts, module_metrics
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
 from gzguide.analysis.policy.advice import Advisor
 from gzguide.analysis.policy.directives import Directives, Silencer, read_directives, silencer
@@ -140,6 +140,10 @@ class _Cold:
     def halstead() -> HalsteadReport | None:
         return None  # module_metrics visits the tree
 
+    @staticmethod
+    def raw_counts() -> RawCounts | None:
+        return None  # module_metrics counts the tokens
+
 
 def _parts_of(module: ParsedModule, memo: PartMemo | None) -> Reuse | _Cold:
     """Where the module's part values come from: ``memo`` when there is one that can serve."""
@@ -170,7 +174,7 @@ def measure(module: ParsedModule, memo: PartMemo | None = None) -> Measured:
                 Measurement("cohesion_lcom4", float(found.lcom4), s.start_line, s.end_line, s)
             )
     total = total_complexity(module.tree, complexities)
-    values = module_metrics(module, total, parts.halstead())
+    values = module_metrics(module, total, parts.halstead(), parts.raw_counts())
     out.extend(_module_measurements(values, module.last_line))
     tokens = module.tokens
     return Measured(

@@ -13,7 +13,12 @@ alone, so a new version computes it only for the parts whose text changed:
   its end it closes the indentation still open (``DEDENT`` tokens on the row
   after it, which is where the file's tokens close it too: on the next
   statement's first row, whose text those tokens carry) and ends the stream
-  (``ENDMARKER``, kept for the last chunk only);
+  (``ENDMARKER``, kept for the last chunk only). The tokens are kept at the rows
+  they were last used at, so the chunks before an edit are not even shifted;
+* radon's raw counts of each chunk (a group of lines, as radon's ``analyze`` cuts
+  them, ends before a top-level statement, so the module's counts are the sums of
+  its chunks'; but for a backslash continuation ended by a blank line, whose group
+  runs on into the next: a module with one is counted from its tokens);
 * radon's cyclomatic complexity of each function (its lines decide it: 1 plus
   the decision points of its body);
 * the Halstead counts radon's module visitor adds for each top-level ``def`` or
@@ -35,8 +40,9 @@ from __future__ import annotations
 import ast
 import io
 import itertools
+import re
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Final, NamedTuple, TypeVar
 
@@ -46,6 +52,7 @@ from radon.visitors import HalsteadVisitor
 from gzguide.analysis.facts.parsed import ParsedModule
 from gzguide.analysis.facts.scopes import Scope
 from gzguide.analysis.metrics.cc import complexity
+from gzguide.analysis.metrics.module import RawCounts, counted
 from gzguide.lru import Lru
 
 T = TypeVar("T")
@@ -61,15 +68,41 @@ MAX_PARTS: Final = 100_000
 _DEDENT: Final = tokenize.DEDENT
 _ENDMARKER: Final = tokenize.ENDMARKER
 _DEFINITIONS: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: A backslash continuation ended by a blank line: radon's raw counts then join the
+#: statement's group with the next one's, which may be the next chunk's (found here
+#: also inside strings and comments: the counts are then only summed from the tokens).
+_JOINED_ACROSS: Final = re.compile(r"\\\r?\n[ \t\f]*(?:\r?\n|$)")
 
 
-class ChunkTokens(NamedTuple):
-    """A chunk's tokens as the tokenizer gives them for its text alone (rows from 1)."""
+class Chunk:
+    """A chunk's tokens as the tokenizer gives them for its text alone, and its raw counts.
 
-    #: Every token before the closing ``DEDENT`` run and the ``ENDMARKER``.
-    body: list[tokenize.TokenInfo]
-    #: The closing run and the ``ENDMARKER``, as read alone.
-    tail: list[tokenize.TokenInfo]
+    The tokens are kept at the rows of the version that used them last: in the next
+    version, the chunks before an edit are where they were, and their tokens are
+    used as they are.
+    """
+
+    __slots__ = ("body", "offset", "raw", "tail")
+
+    def __init__(
+        self, body: list[tokenize.TokenInfo], tail: list[tokenize.TokenInfo], raw: RawCounts
+    ) -> None:
+        #: Every token before the closing ``DEDENT`` run and the ``ENDMARKER``.
+        self.body = body
+        #: The closing run and the ``ENDMARKER``, as read alone.
+        self.tail = tail
+        #: How many rows down from the chunk's own the tokens are placed.
+        self.offset = 0
+        #: ``radon.raw.analyze`` of the chunk's text (a module's are their sums).
+        self.raw = raw
+
+    def place(self, offset: int) -> None:
+        """Move the tokens to ``offset`` rows down from the chunk's own."""
+        by = offset - self.offset
+        if by:
+            self.body = _shifted(self.body, by)
+            self.tail = _shifted(self.tail, by)
+            self.offset = offset
 
 
 class HalsteadPart(NamedTuple):
@@ -152,40 +185,52 @@ class Reuse:
         self.module = module
         #: Where each line starts in the text (0-based by line), and the text's end.
         self.starts = starts
+        #: The module's raw counts, summed from its chunks' once they are known.
+        self.raw: RawCounts | None = None
 
     def text_of(self, first: int, last: int) -> str:
         """Lines ``first`` to ``last`` (1-based, inclusive), each with its line end."""
         starts = self.starts
         return self.module.text[starts[first - 1] : starts[min(last, len(starts) - 1)]]
 
-    def tokens(self) -> list[tokenize.TokenInfo] | None:
-        """The module's tokens, put together from its chunks'; None when a chunk does not
-        tokenize alone (the caller tokenizes the module whole)."""
+    def chunks(self) -> list[tuple[int, int, Chunk]] | None:
+        """Each chunk's first line, the line after it, and its tokens and counts; None
+        when a chunk does not tokenize alone."""
         bounds = _chunk_bounds(self.module.tree, len(self.starts) - 1)
-        out: list[tokenize.TokenInfo] = []
+        found: list[tuple[int, int, Chunk]] = []
         value = self.memo.value
         for first, after in itertools.pairwise(bounds):
             text = self.text_of(first, after - 1)
-            chunk = value("tokens", text, partial(_chunk_tokens, text), TOKEN_WEIGHT_FACTOR)
+            chunk = value("chunk", text, partial(_chunk_of, text), TOKEN_WEIGHT_FACTOR)
             if chunk is None:
                 return None
-            _extend_shifted(out, chunk.body, first - 1)
-            self._close(out, chunk, first, after)
-        return out
+            found.append((first, after, chunk))
+        return found
 
     def lend_tokens(self) -> None:
         """Give the module its tokens from the chunks' (``ParsedModule.tokens`` is computed
-        on first use and kept: this sets it before anything reads it)."""
-        tokens = self.tokens()
-        if tokens is not None:
-            self.module.__dict__["tokens"] = tokens
+        on first use and kept: this sets it before anything reads it), and keep the sum
+        of the chunks' raw counts."""
+        chunks = self.chunks()
+        if chunks is None:
+            return
+        out: list[tokenize.TokenInfo] = []
+        for first, after, chunk in chunks:
+            chunk.place(first - 1)
+            out.extend(chunk.body)
+            self._close(out, chunk, after)
+        self.module.__dict__["tokens"] = out
+        if _JOINED_ACROSS.search(self.module.text) is None:
+            self.raw = _summed(chunk.raw for _, _, chunk in chunks)
 
-    def _close(
-        self, out: list[tokenize.TokenInfo], chunk: ChunkTokens, first: int, after: int
-    ) -> None:
+    def raw_counts(self) -> RawCounts | None:
+        """The module's raw counts from its chunks' (None: count them from its tokens)."""
+        return self.raw
+
+    def _close(self, out: list[tokenize.TokenInfo], chunk: Chunk, after: int) -> None:
         """Append the chunk's closing tokens as the whole file's stream has them."""
         if after > len(self.starts) - 1:  # the last chunk: the file ends as it does
-            _extend_shifted(out, chunk.tail, first - 1)
+            out.extend(chunk.tail)
             return
         line = self.text_of(after, after)
         out.extend(
@@ -229,8 +274,8 @@ def reuse(memo: PartMemo, module: ParsedModule) -> Reuse | None:
     text = module.text
     if text.count("\r") != text.count("\r\n"):
         return None
-    starts = [0]
-    starts.extend(i + 1 for i, c in enumerate(text) if c == "\n")
+    starts = [0, *itertools.accumulate(len(row) + 1 for row in text.split("\n"))]
+    starts.pop()  # past the end: the last row has no line end, or is the empty one after it
     if starts[-1] != len(text):
         starts.append(len(text))  # the last line has no line end
     return Reuse(memo, module, starts)
@@ -252,8 +297,9 @@ def _last_line(statement: ast.stmt) -> int:
     return statement.end_lineno or statement.lineno
 
 
-def _chunk_tokens(text: str) -> ChunkTokens | None:
-    """The tokens of a chunk's text read alone; None when it does not tokenize alone."""
+def _chunk_of(text: str) -> Chunk | None:
+    """The tokens and raw counts of a chunk's text read alone; None when it does not
+    tokenize alone."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError):
@@ -261,22 +307,21 @@ def _chunk_tokens(text: str) -> ChunkTokens | None:
     end = len(tokens)
     while end and tokens[end - 1].type in (_DEDENT, _ENDMARKER):
         end -= 1
-    return ChunkTokens(tokens[:end], tokens[end:])
+    return Chunk(tokens[:end], tokens[end:], counted(text, tokens))
 
 
-def _extend_shifted(
-    out: list[tokenize.TokenInfo], tokens: list[tokenize.TokenInfo], by: int
-) -> None:
-    """Append ``tokens`` to ``out`` with their rows moved down by ``by``."""
-    if not by:
-        out.extend(tokens)
-        return
+def _summed(parts: Iterable[RawCounts]) -> RawCounts:
+    return RawCounts(*(sum(values) for values in zip(*parts, strict=True)))
+
+
+def _shifted(tokens: list[tokenize.TokenInfo], by: int) -> list[tokenize.TokenInfo]:
+    """``tokens`` with their rows moved down by ``by``."""
     make = tuple.__new__
     info = tokenize.TokenInfo
-    out.extend(
+    return [
         make(info, (kind, string, (sr + by, sc), (er + by, ec), line))
         for kind, string, (sr, sc), (er, ec), line in tokens
-    )
+    ]
 
 
 def _complexity_of(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Callable[[], int]:

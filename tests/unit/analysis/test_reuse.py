@@ -27,6 +27,7 @@ from radon.metrics import h_visit_ast
 
 from gzguide.analysis.engine import Measured, evaluate, measure
 from gzguide.analysis.facts.parsed import parse_module
+from gzguide.analysis.metrics.module import raw_counts
 from gzguide.analysis.policy.thresholds import default_thresholds
 from gzguide.analysis.reuse import PartMemo, reuse
 
@@ -208,14 +209,20 @@ def test_unchanged_parts_are_found_again_after_an_edit_shifts_their_lines() -> N
         "x = 1; y = 2\ndef f(): pass\n",
         "def f():\n\tif x:\n\t\treturn 1\n\n\n\ndef g():\n  return 2\n",
         "x = 1\r\ndef f():\r\n    return 1\r\n",
+        "x = 1 \\\n\ndef f():\n    return 1\n",
+        "x = 1\n\x0cdef f():\n    return 1\n",
+        "def f():\n    return 1",
     ],
 )
-def test_edge_texts_tokenize_as_the_whole_file(text: str) -> None:
+def test_edge_texts_tokenize_and_count_as_the_whole_file(text: str) -> None:
     module = parse_module(text.encode())
     assert module is not None
     found = reuse(PartMemo(1 << 20), module)
     assert found is not None
-    assert found.tokens() == _cold_tokens(module.text)
+    found.lend_tokens()
+    assert module.tokens == _cold_tokens(module.text)
+    raw = found.raw_counts()
+    assert raw is None or raw == raw_counts(module)
 
 
 def test_a_definition_twice_counts_its_node_operands_twice() -> None:
@@ -225,6 +232,15 @@ def test_a_definition_twice_counts_its_node_operands_twice() -> None:
     found = reuse(PartMemo(1 << 20), module)
     assert found is not None
     assert found.halstead() == h_visit_ast(module.tree).total
+
+
+def test_a_continuation_ended_by_a_blank_line_is_counted_from_the_tokens() -> None:
+    module = parse_module(b"x = 1 \\\n\ndef f():\n    return 1\n")
+    assert module is not None
+    found = reuse(PartMemo(1 << 20), module)
+    assert found is not None
+    found.lend_tokens()
+    assert found.raw_counts() is None
 
 
 def test_a_lone_carriage_return_is_tokenized_whole() -> None:

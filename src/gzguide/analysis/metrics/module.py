@@ -107,18 +107,23 @@ class ModuleValues(NamedTuple):
 
 
 def module_metrics(
-    module: ParsedModule, total_complexity: int, halstead: HalsteadReport | None = None
+    module: ParsedModule,
+    total_complexity: int,
+    halstead: HalsteadReport | None = None,
+    raw: RawCounts | None = None,
 ) -> ModuleValues:
     """MI, Halstead totals and raw line counts of ``module``.
 
     ``total_complexity`` is radon's total complexity of the module
     (:func:`gzguide.analysis.metrics.cc.total_complexity`), which the caller has computed;
-    ``halstead``, radon's Halstead total of the module, when the caller has it.
+    ``halstead`` and ``raw``, radon's Halstead total and raw counts of the module, when
+    the caller has them.
     """
     if halstead is None:
         halstead = h_visit_ast(module.tree).total
     volume = float(halstead.volume)
-    raw = raw_counts(module)
+    if raw is None:
+        raw = raw_counts(module)
     return ModuleValues(
         mi=maintainability_index(volume, total_complexity, raw),
         hal_volume=volume,
@@ -144,10 +149,10 @@ def raw_counts(module: ParsedModule) -> RawCounts:
     tokens = module.tokens
     if not tokens:
         return RawCounts(0, 0, 0, 0, 0, 0, 0)
-    return _counted(module.text, tokens)
+    return counted(module.text, tokens)
 
 
-def _counted(text: str, tokens: list[tokenize.TokenInfo]) -> RawCounts:
+def counted(text: str, tokens: list[tokenize.TokenInfo]) -> RawCounts:
     """:func:`raw_counts` of a text its tokens cover."""
     filled, pieces = _line_shapes(text)
     totals = _Totals(filled, pieces)
