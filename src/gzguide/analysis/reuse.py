@@ -57,9 +57,11 @@ from gzguide.lru import Lru
 
 T = TypeVar("T")
 
-#: Estimated bytes held per character of a chunk's text for its tokens (each token a
-#: tuple with two position tuples and its string; the lines shared).
-TOKEN_WEIGHT_FACTOR: Final = 40
+#: Estimated bytes held per character of a chunk's text for its tokens and counts
+#: (each token a tuple with two position tuples and its string; the lines shared):
+#: what tracemalloc finds the memo holding after the first stdlib modules, as
+#: ``benchmarks/README.md`` shows how to measure.
+TOKEN_WEIGHT_FACTOR: Final = 45
 #: What an entry holds besides its key's text: its value, the slot, the key tuple.
 ENTRY_OVERHEAD: Final = 200
 #: Most entries held whatever their weight (a module of many tiny functions).

@@ -35,6 +35,11 @@ from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache, Key, text
 AST_WEIGHT_FACTOR: Final = 40
 DEFAULT_MAX_ENTRIES: Final = 2048
 DEFAULT_MAX_WEIGHT: Final = TOTAL_CACHE_BYTES
+#: The memo of parts of files holds at most this fraction of the cache budget: the
+#: buffers being typed in need little, and in the benchmark's memory run (3,000
+#: distinct files) a memo free to fill what the file versions left grew the
+#: server's resident size by 35 MiB (``benchmarks/README.md``).
+PARTS_SHARE: Final = 4
 #: Buffers whose latest text is kept parsed, the most recently sent ones. Each edit
 #: makes a new version, and one sent again is the frontend memo's to answer, so a
 #: text's parse is kept for two things only: the file saved with those bytes, and
@@ -79,9 +84,10 @@ class Analyst:
         self.cache: FileCache[Measured | None] = FileCache(max_entries, max_weight)
         #: Values of parts of the files measured, by their text (what lets a new
         #: version of a buffer be measured again only where its text changed). It
-        #: holds what the file versions leave of the cache budget: they come first,
-        #: so the memo changes how fast, never what or how much, the cache keeps.
-        self.parts = PartMemo(max_weight)
+        #: holds what the file versions leave of the cache budget, at most
+        #: 1/PARTS_SHARE of it: the versions come first, so the memo changes how
+        #: fast, never what or how much, the cache keeps.
+        self.parts = PartMemo(max_weight // PARTS_SHARE)
         #: The memo's hit and miss counts when they were last logged.
         self._logged = (0, 0)
         self.parses = 0
@@ -240,7 +246,8 @@ class Analyst:
         """Keep the memo of parts within what the file versions leave of the budget, and
         log what the analysis of ``path`` found in it."""
         parts = self.parts
-        parts.limit(self.cache.max_weight - self.cache.weight)
+        cache = self.cache
+        parts.limit(min(cache.max_weight // PARTS_SHARE, cache.max_weight - cache.weight))
         stats = parts.stats
         hits, misses = self._logged
         self._logged = (stats.hits, stats.misses)
