@@ -70,6 +70,8 @@ MAX_PARTS: Final = 100_000
 _DEDENT: Final = tokenize.DEDENT
 _ENDMARKER: Final = tokenize.ENDMARKER
 _DEFINITIONS: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: What the tokenizer skips at the start of a line to find its indentation.
+_LEADING_BLANKS: Final = " \t\f"
 #: A backslash continuation ended by a blank line: radon's raw counts then join the
 #: statement's group with the next one's, which may be the next chunk's (found here
 #: also inside strings and comments: the counts are then only summed from the tokens).
@@ -235,10 +237,10 @@ class Reuse:
             out.extend(chunk.tail)
             return
         line = self.text_of(after, after)
+        # Where the tokenizer puts them: past the line's blanks (form feeds, at column 0).
+        at = (after, len(line) - len(line.lstrip(_LEADING_BLANKS)))
         out.extend(
-            tokenize.TokenInfo(_DEDENT, "", (after, 0), (after, 0), line)
-            for t in chunk.tail
-            if t.type == _DEDENT
+            tokenize.TokenInfo(_DEDENT, "", at, at, line) for t in chunk.tail if t.type == _DEDENT
         )
 
     def complexities(self, scopes: list[Scope]) -> dict[tuple[int, int], int]:

@@ -2,7 +2,8 @@
 
 Random edit sequences (a function inserted, a statement deleted, a function renamed,
 two statements swapped, a function moved, a function indented into a class, a body
-changed, a comment line inserted anywhere) are applied to real modules, each version
+changed, a comment line inserted anywhere, a block copied, a form feed before a
+statement) are applied to real modules, each version
 analyzed twice: with one :class:`~gzguide.analysis.reuse.PartMemo` kept across the
 sequence (of a large or a tiny budget, so that parts are evicted too) and cold. The
 reports must encode to the same bytes, and the measurements and tokens be equal.
@@ -133,7 +134,24 @@ def _duplicate(blocks: list[str], i: int, j: int, n: int) -> None:
     blocks.insert(j % (len(blocks) + 1), blocks[i % len(blocks)])
 
 
-_EDITS = (_insert, _delete, _rename, _swap, _move, _indent, _edit_body, _comment, _duplicate)
+def _form_feed(blocks: list[str], i: int, j: int, n: int) -> None:
+    """A form feed before a top-level statement (blank to the tokenizer, at column 0)."""
+    k = i % len(blocks)
+    blocks[k] = f"\x0c{blocks[k]}"
+
+
+_EDITS = (
+    _insert,
+    _delete,
+    _rename,
+    _swap,
+    _move,
+    _indent,
+    _edit_body,
+    _comment,
+    _duplicate,
+    _form_feed,
+)
 
 _edit = st.tuples(
     st.sampled_from(_EDITS), st.integers(0, 10_000), st.integers(0, 10_000), st.integers(0, 99)
@@ -211,6 +229,8 @@ def test_unchanged_parts_are_found_again_after_an_edit_shifts_their_lines() -> N
         "x = 1\r\ndef f():\r\n    return 1\r\n",
         "x = 1 \\\n\ndef f():\n    return 1\n",
         "x = 1\n\x0cdef f():\n    return 1\n",
+        "def f():\n    return 1\n\x0cdef g():\n    pass\n",
+        "class A:\n    x = 1\n  \x0c\x0c@d\ndef g():\n    pass\n",
         "def f():\n    return 1",
     ],
 )
