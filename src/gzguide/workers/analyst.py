@@ -48,7 +48,7 @@ PARTS_SHARE: Final = 4
 MAX_TEXT_ENTRIES: Final = 2
 
 
-def _measure_bytes(data: bytes, parts: PartMemo | None) -> Measured | None:
+def _measure_bytes(data: bytes, parts: PartMemo) -> Measured | None:
     """Parse and measure; None when the bytes are not analyzable Python.
 
     A module whose syntax tree is too deep for the metric visitors (they recurse,
@@ -90,8 +90,6 @@ class Analyst:
         self.parts = PartMemo(max_weight // PARTS_SHARE)
         #: The memo's hit and miss counts when they were last logged.
         self._logged = (0, 0)
-        #: The paths with a version measured, most recent last.
-        self._measured_paths: Lru[str, bool] = Lru(max_entries)
         self.parses = 0
         #: The files whose buffers have a text entry, least recently sent first.
         #: The oldest's text entry leaves the cache as it leaves this.
@@ -237,19 +235,9 @@ class Analyst:
         return entry, same is None
 
     def _measured(self, path: str, data: bytes) -> Measured | None:
-        """``data`` measured, reusing the parts the memo holds when ``path`` had a version
-        measured before.
-
-        Reading a module through the memo costs more than reading it whole when
-        nothing is found (each chunk tokenized, placed and counted on its own), and
-        a file seen for the first time (a folder's, an editor's just opened) seldom
-        shares a part with another: its next version is the one that finds parts.
-        """
-        seen = self._measured_paths
-        memo = self.parts if seen.get(path) else None
-        seen.put(path, True)
+        """``data`` measured, reusing the parts the memo holds."""
         try:
-            return _measure_bytes(data, memo)
+            return _measure_bytes(data, self.parts)
         except MemoryError:
             # Past the worker's heap limit: the verdict is cached like a syntax error's.
             self._emit("analysis_out_of_memory", path=path, bytes=len(data))
