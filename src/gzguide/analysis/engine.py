@@ -28,6 +28,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Final
 
+from radon.metrics import HalsteadReport
+
 from gzguide.analysis.facts.file import FileFacts
 from gzguide.analysis.facts.keywords import NO_KEYWORDS, KeywordLines, keyword_lines
 from gzguide.analysis.facts.lines import LineIndex
@@ -38,12 +40,13 @@ from gzguide.analysis.metrics.cc import function_complexities, total_complexity
 from gzguide.analysis.metrics.cohesion import ClassCohesion, class_cohesion
 from gzguide.analysis.metrics.lizard import LizardValues, lizard_function_metrics
 from gzguide.analysis.metrics.measurement import Measurement
-from gzguide.analysis.metrics.module import ModuleValues, module_metrics
+from gzguide.analysis.metrics.module import ModuleValues, RawCounts, module_metrics
 from gzguide.analysis.model import EMPTY_REPORT, FileReport, Finding
 from gzguide.analysis.policy.advice import Advisor
 from gzguide.analysis.policy.directives import Directives, Silencer, read_directives, silencer
 from gzguide.analysis.policy.headlines import ADVISED_METRICS, Advice, Candidate
 from gzguide.analysis.policy.thresholds import Position, Thresholds
+from gzguide.analysis.reuse import PartMemo, Reuse, reuse
 
 _IN_BAND = (Position.APPROACHING, Position.APPROACHING_WARN)
 
@@ -119,10 +122,45 @@ def _module_measurements(values: ModuleValues, last_line: int) -> list[Measureme
     ]
 
 
-def measure(module: ParsedModule) -> Measured:
-    """Every metric of the module, from its one parse and at most one tokenize pass."""
+class _Cold:
+    """The values :class:`~gzguide.analysis.reuse.Reuse` could lend, computed from the
+    module itself."""
+
+    def __init__(self, module: ParsedModule) -> None:
+        self.module = module
+
+    def lend_tokens(self) -> None:
+        """Nothing to lend: the tokens are read from the module's text when first used."""
+
+    @staticmethod
+    def complexities(scopes: list[Scope]) -> dict[tuple[int, int], int]:
+        return function_complexities(scopes)
+
+    @staticmethod
+    def halstead() -> HalsteadReport | None:
+        return None  # module_metrics visits the tree
+
+    @staticmethod
+    def raw_counts() -> RawCounts | None:
+        return None  # module_metrics counts the tokens
+
+
+def _parts_of(module: ParsedModule, memo: PartMemo | None) -> Reuse | _Cold:
+    """Where the module's part values come from: ``memo`` when there is one that can serve."""
+    found = reuse(memo, module) if memo is not None else None
+    return found if found is not None else _Cold(module)
+
+
+def measure(module: ParsedModule, memo: PartMemo | None = None) -> Measured:
+    """Every metric of the module, from its one parse and at most one tokenize pass.
+
+    With ``memo``, the values of parts whose text it has seen are taken from it
+    (and those of the others kept in it): the same values, computed once per text.
+    """
+    parts = _parts_of(module, memo)
+    parts.lend_tokens()
     scopes = collect_scopes(module.tree)
-    complexities = function_complexities(scopes)
+    complexities = parts.complexities(scopes)
     lizard = lizard_function_metrics(module)
     cohesion = class_cohesion(module)
     out: list[Measurement] = []
@@ -135,11 +173,9 @@ def measure(module: ParsedModule) -> Measured:
             out.append(
                 Measurement("cohesion_lcom4", float(found.lcom4), s.start_line, s.end_line, s)
             )
-    out.extend(
-        _module_measurements(
-            module_metrics(module, total_complexity(module.tree, complexities)), module.last_line
-        )
-    )
+    total = total_complexity(module.tree, complexities)
+    values = module_metrics(module, total, parts.halstead(), parts.raw_counts())
+    out.extend(_module_measurements(values, module.last_line))
     tokens = module.tokens
     return Measured(
         module.tree,
@@ -280,12 +316,12 @@ def _finding(c: Candidate, a: Advice, lines: LineIndex) -> Finding:
     )
 
 
-def analyze_bytes(data: bytes, thresholds: Thresholds) -> FileReport:
+def analyze_bytes(data: bytes, thresholds: Thresholds, memo: PartMemo | None = None) -> FileReport:
     """Findings for one file's bytes; empty when they are not analyzable Python."""
     module = parse_module(data)
     if module is None:
         return EMPTY_REPORT
     try:
-        return evaluate(measure(module), thresholds)
+        return evaluate(measure(module, memo), thresholds)
     except RecursionError:
         return EMPTY_REPORT

@@ -19,6 +19,7 @@ from gzguide.analysis.engine import Measured, evaluate, measure
 from gzguide.analysis.facts.parsed import parse_module
 from gzguide.analysis.model import EMPTY_REPORT, FileReport
 from gzguide.analysis.policy.thresholds import Thresholds
+from gzguide.analysis.reuse import PartMemo
 from gzguide.analysis.source import MAX_SOURCE_BYTES, read_source_bytes
 from gzguide.freshness import CacheState, Identity, content_digest, identity_of
 from gzguide.lru import Lru
@@ -34,6 +35,11 @@ from gzguide.workers.cache import TOTAL_CACHE_BYTES, Entry, FileCache, Key, text
 AST_WEIGHT_FACTOR: Final = 40
 DEFAULT_MAX_ENTRIES: Final = 2048
 DEFAULT_MAX_WEIGHT: Final = TOTAL_CACHE_BYTES
+#: The memo of parts of files holds at most this fraction of the cache budget: the
+#: buffers being typed in need little, and in the benchmark's memory run (3,000
+#: distinct files) a memo free to fill what the file versions left grew the
+#: server's resident size by 35 MiB (``benchmarks/README.md``).
+PARTS_SHARE: Final = 4
 #: Buffers whose latest text is kept parsed, the most recently sent ones. Each edit
 #: makes a new version, and one sent again is the frontend memo's to answer, so a
 #: text's parse is kept for two things only: the file saved with those bytes, and
@@ -42,7 +48,7 @@ DEFAULT_MAX_WEIGHT: Final = TOTAL_CACHE_BYTES
 MAX_TEXT_ENTRIES: Final = 2
 
 
-def _measure_bytes(data: bytes) -> Measured | None:
+def _measure_bytes(data: bytes, parts: PartMemo) -> Measured | None:
     """Parse and measure; None when the bytes are not analyzable Python.
 
     A module whose syntax tree is too deep for the metric visitors (they recurse,
@@ -53,7 +59,7 @@ def _measure_bytes(data: bytes) -> Measured | None:
     if module is None:
         return None
     try:
-        return measure(module)
+        return measure(module, parts)
     except RecursionError:
         return None
 
@@ -76,6 +82,14 @@ class Analyst:
     ) -> None:
         self._emit = on_event
         self.cache: FileCache[Measured | None] = FileCache(max_entries, max_weight)
+        #: Values of parts of the files measured, by their text (what lets a new
+        #: version of a buffer be measured again only where its text changed). It
+        #: holds what the file versions leave of the cache budget, at most
+        #: 1/PARTS_SHARE of it: the versions come first, so the memo changes how
+        #: fast, never what or how much, the cache keeps.
+        self.parts = PartMemo(max_weight // PARTS_SHARE)
+        #: The memo's hit and miss counts when they were last logged.
+        self._logged = (0, 0)
         self.parses = 0
         #: The files whose buffers have a text entry, least recently sent first.
         #: The oldest's text entry leaves the cache as it leaves this.
@@ -205,12 +219,7 @@ class Analyst:
         else:
             self.parses += 1
             derived = {}
-            try:
-                measured = _measure_bytes(data)
-            except MemoryError:
-                # Past the worker's heap limit: the verdict is cached like a syntax error's.
-                measured = None
-                self._emit("analysis_out_of_memory", path=path, bytes=len(data))
+            measured = self._measured(path, data)
         entry: Entry[Measured | None] = Entry(
             identity=identity,
             digest=digest,
@@ -220,4 +229,36 @@ class Analyst:
             derived=derived,
         )
         self.cache.put(key, entry)
+        self._fit_parts()
+        if same is None:
+            self._log_parts(path)
         return entry, same is None
+
+    def _measured(self, path: str, data: bytes) -> Measured | None:
+        """``data`` measured, reusing the parts the memo holds."""
+        try:
+            return _measure_bytes(data, self.parts)
+        except MemoryError:
+            # Past the worker's heap limit: the verdict is cached like a syntax error's.
+            self._emit("analysis_out_of_memory", path=path, bytes=len(data))
+            return None
+
+    def _fit_parts(self) -> None:
+        """Keep the memo of parts within what the file versions leave of the budget."""
+        cache = self.cache
+        self.parts.limit(min(cache.max_weight // PARTS_SHARE, cache.max_weight - cache.weight))
+
+    def _log_parts(self, path: str) -> None:
+        """Log what the analysis of ``path`` found in the memo of parts."""
+        parts = self.parts
+        stats = parts.stats
+        hits, misses = self._logged
+        self._logged = (stats.hits, stats.misses)
+        self._emit(
+            "parts_reused",
+            path=path,
+            hits=stats.hits - hits,
+            misses=stats.misses - misses,
+            parts=len(parts),
+            bytes=parts.bytes,
+        )

@@ -690,3 +690,57 @@ def test_a_jobs_own_cyclic_garbage_is_freed_before_the_heap_is_frozen() -> None:
         gc.collect()
         os.close(jobs_r)
         os.close(jobs_w)
+
+
+def _typed_versions(count: int) -> list[bytes]:
+    """Versions of a buffer of 40 functions, one function's body changed in each."""
+    functions = [
+        f"def step_{i}(x):\n    if x > {i}:\n        return x\n    return 0\n\n\n"
+        for i in range(40)
+    ]
+    versions = []
+    for v in range(count):
+        functions[(v * 7) % 40] = (
+            f"def step_{v}(x):\n    while x < {v}:\n        x += 1\n    return x\n\n\n"
+        )
+        versions.append("".join(functions).encode())
+    return versions
+
+
+def test_a_buffer_typed_into_is_measured_again_only_where_it_changed() -> None:
+    events: list[tuple[str, dict[str, object]]] = []
+    analyst = Analyst(lambda event, **fields: events.append((event, fields)))
+    cold = Analyst(lambda *a, **k: None)
+    for data in _typed_versions(6):
+        source = Source("/w/typed.py", Buffer(data))
+        outcome = analyst.analyze(source, TABLE)
+        cold.parts.limit(0)  # a memo that holds nothing: every part computed
+        encode = msgspec.json.encode
+        assert encode(outcome.report) == encode(cold.analyze(source, TABLE).report)
+    logged = [fields for event, fields in events if event == "parts_reused"]
+    assert len(logged) == 6
+    # the first version fills the memo; after that, only the changed function's three
+    # parts are computed
+    assert logged[0]["hits"] == 0 and logged[0]["misses"] == 3 * 40
+    assert all(f["misses"] == 3 and f["hits"] == 3 * 40 - 3 for f in logged[1:])
+    assert all(f["path"] == "/w/typed.py" for f in logged)
+    assert all(f["bytes"] > 0 for f in logged)  # type: ignore[operator]
+
+
+def test_the_memo_of_parts_holds_what_the_cached_versions_leave_of_the_budget(
+    tmp_path: Path,
+) -> None:
+    budget = 400_000
+    analyst = Analyst(lambda *a, **k: None, max_weight=budget)
+    held = []
+    typed = tmp_path / "typed.py"
+    for i, data in enumerate(_typed_versions(8)):
+        other = tmp_path / f"m{i}.py"  # a file analyzed once: it only fills the cache
+        other.write_bytes(data)
+        typed.write_bytes(data)  # a file saved again and again: its versions use the memo
+        for path in (typed, other):
+            analyst.analyze(Source(str(path)), TABLE)
+            assert analyst.cache.weight + analyst.parts.bytes <= budget
+        held.append(analyst.parts.bytes)
+    # while the files leave room, the memo uses it; once they fill the budget, it yields
+    assert max(held) > 0 and held[-1] < max(held)

@@ -61,7 +61,7 @@ import re
 import tokenize
 from typing import NamedTuple
 
-from radon.metrics import h_visit_ast, mi_compute
+from radon.metrics import HalsteadReport, h_visit_ast, mi_compute
 
 from gzguide.analysis.facts.parsed import ParsedModule
 
@@ -106,15 +106,24 @@ class ModuleValues(NamedTuple):
     lloc: int
 
 
-def module_metrics(module: ParsedModule, total_complexity: int) -> ModuleValues:
+def module_metrics(
+    module: ParsedModule,
+    total_complexity: int,
+    halstead: HalsteadReport | None = None,
+    raw: RawCounts | None = None,
+) -> ModuleValues:
     """MI, Halstead totals and raw line counts of ``module``.
 
     ``total_complexity`` is radon's total complexity of the module
-    (:func:`gzguide.analysis.metrics.cc.total_complexity`), which the caller has computed.
+    (:func:`gzguide.analysis.metrics.cc.total_complexity`), which the caller has computed;
+    ``halstead`` and ``raw``, radon's Halstead total and raw counts of the module, when
+    the caller has them.
     """
-    halstead = h_visit_ast(module.tree).total
+    if halstead is None:
+        halstead = h_visit_ast(module.tree).total
     volume = float(halstead.volume)
-    raw = raw_counts(module)
+    if raw is None:
+        raw = raw_counts(module)
     return ModuleValues(
         mi=maintainability_index(volume, total_complexity, raw),
         hal_volume=volume,
@@ -140,10 +149,10 @@ def raw_counts(module: ParsedModule) -> RawCounts:
     tokens = module.tokens
     if not tokens:
         return RawCounts(0, 0, 0, 0, 0, 0, 0)
-    return _counted(module.text, tokens)
+    return counted(module.text, tokens)
 
 
-def _counted(text: str, tokens: list[tokenize.TokenInfo]) -> RawCounts:
+def counted(text: str, tokens: list[tokenize.TokenInfo]) -> RawCounts:
     """:func:`raw_counts` of a text its tokens cover."""
     filled, pieces = _line_shapes(text)
     totals = _Totals(filled, pieces)
