@@ -116,19 +116,30 @@ def membership(view: FunctionView) -> Iterator[Move]:
     for boolop in view.boolops:
         is_or = isinstance(boolop.op, ast.Or)
         for run in runs(boolop.values, equality_subject(ast.Eq if is_or else ast.NotEq)):
-            yield _membership_move(run, is_or)
+            if not _has_choice(run):
+                yield _membership_move(run, is_or)
+
+
+def _has_choice(run: list[ast.expr]) -> bool:
+    """Whether the tested value holds an ``and``/``or`` of its own (``(a or b) == 1``):
+    its points are counted once per test, so one test removes more than the move says."""
+    first = next(v for v in run if isinstance(v, ast.Compare))
+    return any(isinstance(n, ast.BoolOp) for n in ast.walk(first.left))
 
 
 #: How a run of ``==`` joined by ``or`` (``!=`` by ``and``) tests membership, and is joined.
-_MEMBERSHIP_WORDS: Final = {True: ("in", " or "), False: ("not in", " and ")}
+_MEMBERSHIP_WORDS: Final[dict[bool, tuple[type[ast.cmpop], str]]] = {
+    True: (ast.In, " or "),
+    False: (ast.NotIn, " and "),
+}
 
 
 def _membership_move(run: list[ast.expr], is_or: bool) -> Move:
     compares = [v for v in run if isinstance(v, ast.Compare)]
     first = compares[0]
     tested, joined = _MEMBERSHIP_WORDS[is_or]
-    choices = ", ".join(render(v.comparators[0]) for v in compares)
-    merged = f"{render(first.left)} {tested} ({choices})"
+    choices = ast.Tuple([v.comparators[0] for v in compares], ast.Load())
+    merged = render(ast.Compare(first.left, [tested()], [choices]))
     original = joined.join(render(v) for v in run)
     text = (
         f"{code(ast.parse(original, mode='eval').body, 56)} on line {first.lineno} is "

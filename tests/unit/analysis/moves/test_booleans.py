@@ -23,6 +23,12 @@ def test_chained_equality_is_membership() -> None:
     assert f.kind == Kind.MEMBERSHIP
     assert "`c in ('a', 'e', 'i')`" in f.move and "2 points less" in f.move
     assert radon(source) - radon("def is_vowel(c):\n    return c in ('a', 'e', 'i')\n") == 2
+    # A tested value with an `or` of its own: its points count once per test, so the
+    # move would promise too few, and `a or b in (...)` is another test (the fixers
+    # helper found both: verification rejected the fix, the message stayed wrong).
+    assert Kind.MEMBERSHIP not in kinds(source.replace("c ==", "(c or d) =="))
+    called = move(source.replace("c ==", "c.lower() =="))
+    assert "`c.lower() in ('a', 'e', 'i')`" in called.move
 
 
 def test_isinstance_tests_become_one() -> None:
