@@ -31,6 +31,7 @@ from gzguide.analysis.fixes.generators import LOOSE_PART, for_clause, movable
 from gzguide.analysis.fixes.registry import fixer, operand, statement_at
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.loops import empty_kind
 from gzguide.analysis.moves.rendering import render
 from gzguide.analysis.moves.syntax import mentions, read_outside_its_loops
 
@@ -86,7 +87,7 @@ def _built(source: Source, fill: _Fill) -> str:
 def _fill_of(stmt: Stmt) -> _Fill | None:
     match stmt.node, stmt.next_node():
         case ast.Assign(targets=[ast.Name(id=name)], value=value) as made, ast.For() as loop:
-            kind = _empty_kind(value)
+            kind = empty_kind(value)
             test, add = _filled_by(loop)
             parts = _added(add, name, kind) if kind is not None and add is not None else None
             return _Fill(stmt, made, loop, test, parts, kind) if parts and kind else None
@@ -101,17 +102,6 @@ def _filled_by(loop: ast.For) -> tuple[ast.expr | None, ast.stmt | None]:
         case [add]:
             return None, add
     return None, None
-
-
-def _empty_kind(value: ast.expr) -> str | None:
-    match value:
-        case ast.List(elts=[]):
-            return "list"
-        case ast.Dict(keys=[]):
-            return "dict"
-        case ast.Call(func=ast.Name(id="list" | "set" | "dict" as kind), args=[], keywords=[]):
-            return kind
-    return None
 
 
 def _added(statement: ast.stmt, name: str, kind: str) -> tuple[ast.expr, ...] | None:

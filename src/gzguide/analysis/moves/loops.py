@@ -163,12 +163,13 @@ def _fresh_collection(node: ast.stmt | None) -> _Fresh | None:
     """The collection ``node`` makes when it is ``name = []`` / ``set()`` / ``{}`` / ``dict()``."""
     match node:
         case ast.Assign(targets=[ast.Name(id=name)], value=value):
-            kind = _empty_kind(value)
+            kind = empty_kind(value)
             return None if kind is None else _Fresh(name, kind, node.lineno)
     return None
 
 
-def _empty_kind(value: ast.expr) -> str | None:
+def empty_kind(value: ast.expr) -> str | None:
+    """What empty collection ``value`` makes (``[]``, ``{}``, ``list()``...), if it makes one."""
     match value:
         case ast.List(elts=[]):
             return "list"
