@@ -608,7 +608,7 @@ class _Walker:
             self._point(line, "comprehension", 1, 1)
             for test in generator.ifs:
                 self._point(test.lineno, "filter", 1, 1)
-            bound.update(_target_names(generator.target))
+            bound.update(target_names(generator.target))
         return frozenset(bound)
 
     # -- recording -------------------------------------------------------------------
@@ -831,7 +831,8 @@ def parameter_names_of(args: ast.arguments) -> list[str]:
     return names
 
 
-def _target_names(target: ast.expr) -> list[str]:
+def target_names(target: ast.expr) -> list[str]:
+    """The names an assignment or loop target binds (each of those it unpacks to)."""
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 

@@ -35,11 +35,23 @@ def document_fixes(text: str, thresholds: Thresholds, unsafe: bool = False) -> D
     """The fixes of ``text`` under ``thresholds``; unsafe ones offered only when ``unsafe``."""
     # Imported here: the LSP front end imports this module at start-up, and the
     # analysis it needs is only loaded once fixes are first asked for.
-    from gzguide.analysis.fixes.planner import file_fixes, fix_text
+    from gzguide.analysis.fixes.planner import file_fixes
 
     found = file_fixes(text, thresholds)
-    offers = tuple(found if unsafe else (o for o in found if o.fix.safe))
-    if not any(o.fix.safe for o in offers):
+    safe = [o for o in found if o.fix.safe]
+    offers = tuple(found if unsafe else safe)
+    if not safe:
         return DocumentFixes(offers, None)
-    fixed, made = fix_text(text, thresholds)
-    return DocumentFixes(offers, fixed, len(made))
+    return _with_fix_all(text, offers, safe[0], thresholds)
+
+
+def _with_fix_all(
+    text: str, offers: tuple[Offered, ...], first: Offered, thresholds: Thresholds
+) -> DocumentFixes:
+    """``offers`` with the text every safe fix makes: ``first`` is ``fix_text``'s first
+    round (the first safe offer), made here rather than worked out again."""
+    from gzguide.analysis.fixes.edits import apply_edits
+    from gzguide.analysis.fixes.planner import fix_text
+
+    fixed, made = fix_text(apply_edits(text, first.fix.edits), thresholds)
+    return DocumentFixes(offers, fixed, 1 + len(made))

@@ -25,7 +25,7 @@ import ast
 from collections.abc import Callable
 from typing import Final, NamedTuple
 
-from gzguide.analysis.facts.walk import FunctionView, Stmt
+from gzguide.analysis.facts.walk import FunctionView, Stmt, target_names
 from gzguide.analysis.fixes.edits import Edit, Fix, Source
 from gzguide.analysis.fixes.generators import LOOSE_PART, for_clause, movable
 from gzguide.analysis.fixes.registry import fixer, operand, statement_at
@@ -137,7 +137,7 @@ def _moves_badly(view: FunctionView, fill: _Fill, source: Source) -> bool:
 
 
 def _target_read_after(view: FunctionView, fill: _Fill, source: Source) -> bool:
-    targets = [n.id for n in ast.walk(fill.loop.target) if isinstance(n, ast.Name)]
+    targets = target_names(fill.loop.target)
     return any(read_outside_its_loops(view, t) for t in targets)
 
 

@@ -296,7 +296,7 @@ def _receiver_targets(node: ast.Assign, receiver: str) -> set[str]:
     return {t.attr for t in node.targets if _on_receiver(t, receiver)}
 
 
-def _receiver_of(method: ast.FunctionDef) -> str:
+def _receiver_of(method: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     return method.args.args[0].arg if method.args.args else ""
 
 
@@ -332,7 +332,7 @@ def _is_special(node: ast.stmt) -> TypeGuard[ast.FunctionDef | ast.AsyncFunction
 
 def _receiver_attributes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """The attributes a method uses on its receiver."""
-    receiver = node.args.args[0].arg if node.args.args else None
+    receiver = _receiver_of(node)
     return {
         n.attr
         for n in ast.walk(node)

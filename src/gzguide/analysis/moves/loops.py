@@ -22,7 +22,7 @@ import math
 from collections.abc import Iterator
 from typing import Final, NamedTuple
 
-from gzguide.analysis.facts.walk import FunctionView, Stmt
+from gzguide.analysis.facts.walk import FunctionView, Stmt, target_names
 from gzguide.analysis.moves.base import UNCLASSIFIED, Concern, Move, lines, snippet
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.registry import statement_rule
@@ -320,12 +320,11 @@ def _first_match(stmt: Stmt, view: FunctionView) -> Move | None:
 
 def _targets_read_after(view: FunctionView, loop: ast.For) -> bool:
     """Whether a name the loop binds is read outside the loops that bind it."""
-    targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-    return any(read_outside_its_loops(view, name) for name in targets)
+    return any(read_outside_its_loops(view, name) for name in target_names(loop.target))
 
 
 def _uses_the_match(loop: ast.For, action: list[ast.stmt]) -> bool:
-    targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    targets = target_names(loop.target)
     return any(mentions(statement, targets) for statement in action)
 
 

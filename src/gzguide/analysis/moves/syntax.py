@@ -12,7 +12,7 @@ import copy
 from collections.abc import Collection, Iterator
 from typing import Final, TypeGuard, TypeVar
 
-from gzguide.analysis.facts.walk import FunctionView, Stmt
+from gzguide.analysis.facts.walk import FunctionView, Stmt, target_names
 from gzguide.analysis.moves.base import UNCLASSIFIED
 from gzguide.analysis.moves.rendering import render
 
@@ -189,7 +189,7 @@ def _binds_in_a_loop(node: ast.stmt, name: str) -> bool:
     the names it unpacks to)."""
     if not isinstance(node, ast.For | ast.AsyncFor):
         return False
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.target))
+    return name in target_names(node.target)
 
 
 def costless(node: ast.expr | None) -> bool:
