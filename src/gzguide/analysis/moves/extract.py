@@ -559,13 +559,30 @@ def stack_calls(tree: ast.Module) -> frozenset[str]:
     by the names a ``from`` import binds them to (``stack``, or ``frames`` after ``from
     inspect import stack as frames``)."""
     found = set(STACK_CALLS)
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         match node:
             case ast.Import(names=aliases):
                 found.update(_on_modules(aliases))
             case ast.ImportFrom(module=str(module), names=aliases):
                 found.update(_from_module(module, aliases))
     return frozenset(found)
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``body`` and of the blocks nested in it, at any depth (an
+    import is a statement: the expressions around need no visit)."""
+    for stmt in body:
+        yield stmt
+        for field in _BLOCK_FIELDS:
+            yield from _statements(getattr(stmt, field, []))
+        for handler in getattr(stmt, "handlers", ()):
+            yield from _statements(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            yield from _statements(case.body)
+
+
+#: The fields of a statement that hold a block of statements.
+_BLOCK_FIELDS: Final = ("body", "orelse", "finalbody")
 
 
 def _on_modules(aliases: list[ast.alias]) -> Iterator[str]:
