@@ -4,7 +4,8 @@ For a requested range, each fix of a hint whose diagnostic (the definition's nam
 whose changed code the range touches is a ``quickfix``, titled with the change and
 what it does to the value ("Use any(): radon_cc 6 -> 4"), preferred when it is safe;
 and, when the document has safe fixes, one ``source.fixAll.gzguide`` makes them all
-(offered when that kind is asked for, and among the others when it makes more than one).
+(offered when that kind is asked for, and beside a quick fix of the range when it makes
+more than that one).
 A kind asked for in ``only`` matches the kinds it is a prefix of (``source`` takes
 ``source.fixAll.gzguide``), as LSP has it.
 
@@ -49,10 +50,13 @@ def wanted(kind: str, only: list[str] | None) -> bool:
     return only is None or any(kind == o or kind.startswith(f"{o}.") for o in only)
 
 
-def _fix_all_wanted(only: list[str] | None, count: int) -> bool:
+def _fix_all_wanted(only: list[str] | None, count: int, quick: int) -> bool:
     """Whether to offer "fix all": when asked for by kind, or, when no kind is named,
-    where it does more than one quick fix would."""
-    return count > 1 if only is None else wanted(FIX_ALL, only)
+    beside a quick fix of the range, where it does more than that one would (alone, on
+    a line none of its fixes touches, it reads as this line's fix and is not)."""
+    if only is None:
+        return count > 1 and quick > 0
+    return wanted(FIX_ALL, only)
 
 
 def overlaps(a: Range, b: Range) -> bool:
@@ -75,7 +79,7 @@ class ActionMaker:
     def actions(self, fixes: DocumentFixes, params: CodeActionParams) -> list[CodeAction]:
         only = params.context.only
         found = self._quick_fixes(fixes, params.range) if wanted(QUICKFIX, only) else []
-        if fixes.fixed is not None and _fix_all_wanted(only, fixes.fixed_count):
+        if fixes.fixed is not None and _fix_all_wanted(only, fixes.fixed_count, len(found)):
             found.append(self._fix_all(fixes.fixed, fixes.fixed_count))
         return found
 

@@ -209,6 +209,12 @@ def test_fix_all_joins_the_quick_fixes_when_it_does_more(driver: Driver) -> None
         ("quickfix", "Use any(): radon_cc 5 -> 4"),
         ("source.fixAll.gzguide", "Make the 2 safe gzguide fixes"),
     ]
+    # On a line no fix touches, fix-all alone would read as that line's fix: a reviewer
+    # took it for one, and it edited other functions.
+    driver.ask(2, line=2)
+    assert driver.actions(2) == []
+    driver.ask(3, line=2, only=["source.fixAll"])  # asked for by kind: offered anywhere
+    assert [a["kind"] for a in driver.actions(3)] == ["source.fixAll.gzguide"]
 
 
 def test_unsafe_fixes_only_when_asked_for(driver: Driver) -> None:

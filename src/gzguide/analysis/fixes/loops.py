@@ -26,7 +26,7 @@ from gzguide.analysis.fixes.edits import Edit, Fix, Source
 from gzguide.analysis.fixes.generators import for_clause, nested_scope_breaks
 from gzguide.analysis.fixes.registry import fixer, one_line, operand, statement_at
 from gzguide.analysis.fixes.searches import first_match
-from gzguide.analysis.fixes.tests import as_written, negated
+from gzguide.analysis.fixes.tests import as_written, has_plain_negation, negated
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.syntax import mentions
@@ -65,17 +65,34 @@ def search(move: Move, view: FunctionView, source: Source) -> Fix | None:
         return first_match(move, found[1], source)  # a loop that acts once on a match
     if source.has_comment(*move.span):
         return None
-    return (loop.is_any and _isinstance_of(source, loop)) or _verdict(source, loop)
+    return _search_fix(source, loop)
 
 
-def _verdict(source: Source, search: _Search) -> Fix | None:
-    name = "any" if search.is_any else "all"
+def _search_fix(source: Source, search: _Search) -> Fix | None:
+    if search.is_any:
+        return _isinstance_of(source, search) or _verdict(source, search, Kind.ANY)
+    if has_plain_negation(search.test):
+        return _verdict(source, search, Kind.ALL)
+    return _none_of(source, search)
+
+
+def _verdict(source: Source, search: _Search, kind: Kind) -> Fix | None:
+    name = kind.value
     if source.binds(name):
         return None
-    element = (as_written if search.is_any else negated)(source, search.test)
+    element = (as_written if kind is Kind.ANY else negated)(source, search.test)
     text = f"return {name}({element.text} {for_clause(source, search.loop)})"
-    kind = Kind.ANY if search.is_any else Kind.ALL
     return Fix(kind, f"Use {name}()", (Edit(*search.replaced, text),), safe=True)
+
+
+def _none_of(source: Source, search: _Search) -> Fix | None:
+    """An ``all`` whose test has no plain negation, written as the move words it:
+    ``not any(t ...)`` says it more directly than ``all(not t ...)``."""
+    if source.binds("any"):
+        return None
+    element = as_written(source, search.test)
+    text = f"return not any({element.text} {for_clause(source, search.loop)})"
+    return Fix(Kind.ALL, "Use not any()", (Edit(*search.replaced, text),), safe=True)
 
 
 def _isinstance_of(source: Source, search: _Search) -> Fix | None:

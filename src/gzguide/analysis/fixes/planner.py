@@ -29,7 +29,7 @@ from gzguide.analysis.fixes import (  # noqa: F401 (registers)
 )
 from gzguide.analysis.fixes.edits import Fix, Source, apply_edits, overlap
 from gzguide.analysis.fixes.registry import FIXERS, Fixer
-from gzguide.analysis.fixes.verify import DefKey, Promise, definition_values, verify
+from gzguide.analysis.fixes.verify import REAL_DEPTH, DefKey, Promise, definition_values, verify
 from gzguide.analysis.model import Finding
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.catalog import function_moves
@@ -60,7 +60,8 @@ class Offered:
     def summary(self) -> str:
         """``Use any(): radon_cc 6 -> 4``."""
         metric = self.metric or self.finding.metric
-        return f"{self.fix.title}: {metric} {_fmt(self.before)} -> {_fmt(self.after)}"
+        named = _TITLED.get(metric, metric)
+        return f"{self.fix.title}: {named} {_fmt(self.before)} -> {_fmt(self.after)}"
 
 
 def _fmt(value: float) -> str:
@@ -87,7 +88,7 @@ class _File:
         self.facts = _facts(measured)
         self.values = definition_values(measured)
         self.keys = _keys(measured.scopes)
-        #: No fix may write a line longer than this: the file's longest, or 88.
+        #: No fix may write a line longer than this: the file's longest, or 79.
         self.widest = max(LINE_CHARS, _longest_line(text))
 
     def scope_of(self, finding: Finding) -> Scope | None:
@@ -125,9 +126,10 @@ class _File:
         return Offered(fix, finding, where[0], was[metric], now[metric], metric)
 
 
-#: The longest line a fix may write in a file whose lines are all shorter (the width
-#: most formatters keep to).
-LINE_CHARS: Final = 88
+#: The longest line a fix may write in a file whose lines are all shorter: PEP 8's
+#: width (a file kept to it has no longer line, and a fix should not be the first; one
+#: formatted wider shows its width in its own longest lines).
+LINE_CHARS: Final = 79
 
 
 def _unfit(edited: str | None, widest: int) -> str:
@@ -141,8 +143,12 @@ def _longest_line(text: str) -> int:
     return max(map(len, text_lines(text)), default=0)
 
 
-#: The metrics a fix's title may name when the hint's own does not move, in order.
-_SHOWN: Final = ("radon_cc", "lizard_nesting_depth", "lizard_ccn", "lizard_nloc")
+#: The values a fix's title may name when the hint's own does not move, in order: last,
+#: the levels the code really nests (a guard takes one away where lizard's depth, which
+#: rises at every branch, may stay; a title saying `2 -> 2` reads as no change).
+_SHOWN: Final = ("radon_cc", "lizard_nesting_depth", "lizard_ccn", "lizard_nloc", REAL_DEPTH)
+#: How a title names a value that is not a metric of the protocol's.
+_TITLED: Final = {REAL_DEPTH: "nesting levels"}
 
 
 def _changed_metric(was: dict[str, float], now: dict[str, float], metric: str) -> str:

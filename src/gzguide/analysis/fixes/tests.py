@@ -50,6 +50,16 @@ def negated(source: Source, test: ast.expr) -> Test:
     return Test(f"not {operand(source, test, loose)}", True)
 
 
+def has_plain_negation(test: ast.expr) -> bool:
+    """Whether :func:`negated` writes ``test``'s negation without a ``not`` in front."""
+    match test:
+        case ast.UnaryOp(op=ast.Not()):
+            return True
+        case ast.Compare(ops=[ast.In() | ast.NotIn() | ast.Is() | ast.IsNot()]):
+            return True
+    return False
+
+
 def _always_bool(test: ast.expr) -> bool:
     match test:
         case ast.UnaryOp(op=ast.Not()):

@@ -117,9 +117,11 @@ def test_a_loop_that_fails_on_a_member_is_all_with_the_test_turned() -> None:
     )
 
 
-def test_all_of_an_equality_puts_not_in_front() -> None:
-    # `not a == b` is not `a != b` for a class whose __ne__ is its own.
-    assert "return all(not x == y for x in xs)" in _fixed(
+def test_all_of_an_equality_is_not_any_as_the_move_words_it() -> None:
+    # `not a == b` is not `a != b` for a class whose __ne__ is its own; `all(not ...)`
+    # says it less directly than the move's own `not any(...)` (a reviewer read the two
+    # as disagreeing).
+    assert "return not any(x == y for x in xs)" in _fixed(
         """
         def differ(xs, y):
             for x in xs:
@@ -304,7 +306,8 @@ def test_a_fix_names_the_value_it_lowers() -> None:
 
 
 def test_no_fix_writes_a_line_longer_than_the_file_has() -> None:
-    """A person keeps to the file's width (88 when all its lines are shorter)."""
+    """A person keeps to the file's width (PEP 8's 79 when all its lines are shorter: a
+    reviewer would not take an 86-column line into a file kept under 79)."""
     source = textwrap.dedent("""
     def f(items, a, b):
         if a:
@@ -317,7 +320,25 @@ def test_no_fix_writes_a_line_longer_than_the_file_has() -> None:
         return False
     """)
     assert file_fixes(source, OPEN) == []
+    eighty_four = source.replace("the_organisation_of_the_current_request_x", "o" * 32)
+    assert file_fixes(eighty_four, OPEN) == []
     shorter = source.replace("the_organisation_of_the_current_request_x", "org")
     assert [o.summary for o in file_fixes(shorter, OPEN)] == ["Use any(): radon_cc 5 -> 4"]
     wide = source + "\n# " + "x" * 120 + "\n"
     assert len(file_fixes(wide, OPEN)) == 1
+
+
+def test_a_guard_that_leaves_lizards_depth_is_titled_with_the_levels_it_takes() -> None:
+    # lizard's depth rises at every branch, so `if not x: return` + `if b:` is 2 as the
+    # nested pair was: a title `2 -> 2` reads as no change; the levels fall from 2 to 1.
+    body = "".join(f"            'rule{n}',\n" for n in range(14))
+    source = (
+        "class V:\n"
+        "    def check(self, nullable, field, value):\n"
+        "        if value is None:\n"
+        "            if not nullable:\n"
+        "                self.error(field)\n"
+        "            self.drop(\n" + body + "            )\n"
+    )
+    (offered,) = file_fixes(source, OPEN)
+    assert offered.summary == "Guard with return: nesting levels 2 -> 1"

@@ -15,14 +15,14 @@ def test_a_loop_that_returns_the_first_match_is_next() -> None:
     found = check(
         """
         def tag(value, tags):
-            for tag in tags:
-                if tag.check(value):
-                    return tag.tag(value), tag
+            for t in tags:
+                if t.check(value):
+                    return t.tag(value), t
             return None
         """,
         """
         def tag(value, tags):
-            return next(((tag.tag(value), tag) for tag in tags if tag.check(value)), None)
+            return next(((t.tag(value), t) for t in tags if t.check(value)), None)
         """,
         safe=True,
     )
