@@ -1,6 +1,6 @@
 """Conditional moves: ``if`` statements that nest deeper than what they say.
 
-* ``merge_ifs``: an ``if`` whose whole body is an ``if``: one test, a level less;
+* ``merge_ifs``: an ``if`` whose whole body is an ``if``: one ``if`` testing both, a level less;
 * ``else_if``: an ``else`` whose whole body is an ``if``: an ``elif``;
 * ``continue_guard``/``return_guard``/``else_guard``: a condition that wraps the
   rest of a loop body or function, or an ``else`` that only leaves, goes first;
@@ -92,7 +92,7 @@ def _merged_text(keyword: str, node: ast.If, inner: ast.If) -> str:
     if same_tree(node.test, inner.test):
         return f"{held}, which repeats its test: drop the inner `if`, one level less."
     merged = snippet(f"{keyword} {render(ast.BoolOp(ast.And(), [node.test, inner.test]))}:", 76)
-    return f"{held}: {merged} is one test and one level less."
+    return f"{held}: {merged} tests both in one `if`, a level less."
 
 
 def _merge_reads_well(outer: ast.expr, inner: ast.expr) -> bool:
