@@ -28,12 +28,12 @@ from typing import Final, NamedTuple
 from gzguide.analysis.facts.walk import FunctionView, Stmt, target_names
 from gzguide.analysis.fixes.edits import Edit, Fix, Source
 from gzguide.analysis.fixes.generators import LOOSE_PART, for_clause, movable
-from gzguide.analysis.fixes.registry import fixer, operand, statement_at
+from gzguide.analysis.fixes.registry import fixer, operand, seen_elsewhere, statement_at
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.loops import empty_kind
 from gzguide.analysis.moves.rendering import render
-from gzguide.analysis.moves.syntax import mentions, read_outside_its_loops
+from gzguide.analysis.moves.syntax import inside_with, read_outside_its_loops
 
 #: What an item, key or value of a comprehension must not be bare.
 _LOOSE_ITEM: Final = (ast.NamedExpr, ast.Lambda, ast.Tuple, ast.Yield, ast.YieldFrom)
@@ -144,9 +144,7 @@ def _target_read_after(view: FunctionView, fill: _Fill, source: Source) -> bool:
 def _seen_elsewhere(view: FunctionView, fill: _Fill, source: Source) -> bool:
     """Whether the collection is ``global`` or ``nonlocal``, or a nested function or
     lambda mentions it."""
-    lambdas = (n for n in ast.walk(view.node) if isinstance(n, ast.Lambda))
-    nested = [*view.nested_nodes, *lambdas]
-    return fill.name in view.declared or any(mentions(n, {fill.name}) for n in nested)
+    return seen_elsewhere(view, {fill.name})
 
 
 def _rebuilt(view: FunctionView, fill: _Fill, source: Source) -> bool:
@@ -155,15 +153,7 @@ def _rebuilt(view: FunctionView, fill: _Fill, source: Source) -> bool:
 
 
 def _in_a_with(view: FunctionView, fill: _Fill, source: Source) -> bool:
-    inner, parent = fill.stmt, fill.stmt.parent
-    while parent is not None:
-        if (
-            isinstance(parent.node, ast.With | ast.AsyncWith)
-            and inner.container is parent.node.body
-        ):
-            return True
-        inner, parent = parent, parent.parent
-    return False
+    return inside_with(fill.stmt)
 
 
 #: What would make the comprehension mean something else than the loop (or, for a

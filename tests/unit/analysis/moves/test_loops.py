@@ -375,6 +375,8 @@ def test_a_loop_that_keeps_a_running_minimum_is_min() -> None:
         ("best > x", "min(xs, default=None)"),
         ("len(x) > len(best)", "max(xs, key=len, default=None)"),
         ("best.score > x.score", "min(xs, key=lambda x: x.score, default=None)"),
+        # no `key=x.weight`: that function is the item's own, unset outside the lambda
+        ("x.weight(x) < best.weight(best)", "min(xs, key=lambda x: x.weight(x), default=None)"),
     ],
 )
 def test_each_way_of_comparing_says_min_or_max(test: str, call: str) -> None:
