@@ -234,15 +234,21 @@ class _Fill(NamedTuple):
     element: str
     test: ast.expr | None
 
+    @property
+    def copied(self) -> str | None:
+        """``list(xs)``, ``set(xs)`` or ``dict(d)`` when the loop only copies."""
+        if self.test is not None:
+            return None
+        target, source = loop_target(self.loop.target), render(self.loop.iter)
+        return _copy_of(self.element, target, source, self.made.kind)
+
     def built(self) -> str:
         """The statement that builds the collection in one step, quoted."""
         name, kind = self.made.name, self.made.kind
-        target, source = loop_target(self.loop.target), render(self.loop.iter)
-        copied = _copy_of(self.element, target, source, kind) if self.test is None else None
-        if copied is not None:
+        if self.copied is not None:
             # `{k: v for k, v in d.items()}` copies: the constructor says so.
-            return snippet(f"{name} = {copied}", 90)
-        clause = f" for {target} in {source}"
+            return snippet(f"{name} = {self.copied}", 90)
+        clause = f" for {loop_target(self.loop.target)} in {render(self.loop.iter)}"
         if self.test is not None:
             clause += f" if {render(self.test)}"
         opening, closing = _BRACKETS[kind]
@@ -250,12 +256,17 @@ class _Fill(NamedTuple):
 
     def move(self) -> Move:
         span = (self.made.line, extent(self.loop)[1])
-        text = (
-            f"{lines(*span).capitalize()} fill `{self.made.name}` in a loop: "
-            f"{self.built()} builds it in one step."
-        )
         levels = 2 if self.test is not None else 1
         gains = {Concern.NESTING: levels, Concern.SIZE: span[1] - span[0]}
+        # A comprehension's `for` counts as the loop's did; a constructor has none.
+        less = ""
+        if self.copied is not None:
+            gains[Concern.COMPLEXITY] = 1
+            less = ", 1 point less"
+        text = (
+            f"{lines(*span).capitalize()} fill `{self.made.name}` in a loop: "
+            f"{self.built()} builds it in one step{less}."
+        )
         return Move(Kind.COMPREHENSION, UNCLASSIFIED, text, span, gains, priority=2)
 
 
