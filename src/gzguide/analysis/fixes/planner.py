@@ -21,6 +21,7 @@ from gzguide.analysis.facts.scopes import Scope
 from gzguide.analysis.fixes import (  # noqa: F401 (registers)
     booleans,
     conditionals,
+    extremes,
     fills,
     guards,
     loops,

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Final, TypeVar
 
 from gzguide.analysis.facts.walk import FunctionView, Stmt
 from gzguide.analysis.fixes.edits import Fix, Pos, Source
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.syntax import mentions
 
 Fixer = Callable[[Move, FunctionView, Source], Fix | None]
 
@@ -76,3 +77,11 @@ def parenthesized(source: Source, start: Pos, end: Pos) -> tuple[Pos, Pos] | Non
 
 def parent_of(root: ast.AST, node: ast.AST) -> ast.AST | None:
     return next((p for p in ast.walk(root) for c in ast.iter_child_nodes(p) if c is node), None)
+
+
+def seen_elsewhere(view: FunctionView, names: Collection[str]) -> bool:
+    """Whether one of ``names`` is ``global`` or ``nonlocal``, or a nested function or
+    lambda mentions it (and may see it while a loop works on it, or after)."""
+    lambdas = (n for n in ast.walk(view.node) if isinstance(n, ast.Lambda))
+    nested = [*view.nested_nodes, *lambdas]
+    return any(n in view.declared for n in names) or any(mentions(n, names) for n in nested)

@@ -234,15 +234,21 @@ class _Fill(NamedTuple):
     element: str
     test: ast.expr | None
 
+    @property
+    def copied(self) -> str | None:
+        """``list(xs)``, ``set(xs)`` or ``dict(d)`` when the loop only copies."""
+        if self.test is not None:
+            return None
+        target, source = loop_target(self.loop.target), render(self.loop.iter)
+        return _copy_of(self.element, target, source, self.made.kind)
+
     def built(self) -> str:
         """The statement that builds the collection in one step, quoted."""
         name, kind = self.made.name, self.made.kind
-        target, source = loop_target(self.loop.target), render(self.loop.iter)
-        copied = _copy_of(self.element, target, source, kind) if self.test is None else None
-        if copied is not None:
+        if self.copied is not None:
             # `{k: v for k, v in d.items()}` copies: the constructor says so.
-            return snippet(f"{name} = {copied}", 90)
-        clause = f" for {target} in {source}"
+            return snippet(f"{name} = {self.copied}", 90)
+        clause = f" for {loop_target(self.loop.target)} in {render(self.loop.iter)}"
         if self.test is not None:
             clause += f" if {render(self.test)}"
         opening, closing = _BRACKETS[kind]
@@ -250,12 +256,17 @@ class _Fill(NamedTuple):
 
     def move(self) -> Move:
         span = (self.made.line, extent(self.loop)[1])
-        text = (
-            f"{lines(*span).capitalize()} fill `{self.made.name}` in a loop: "
-            f"{self.built()} builds it in one step."
-        )
         levels = 2 if self.test is not None else 1
         gains = {Concern.NESTING: levels, Concern.SIZE: span[1] - span[0]}
+        # A comprehension's `for` counts as the loop's did; a constructor has none.
+        less = ""
+        if self.copied is not None:
+            gains[Concern.COMPLEXITY] = 1
+            less = ", 1 point less"
+        text = (
+            f"{lines(*span).capitalize()} fill `{self.made.name}` in a loop: "
+            f"{self.built()} builds it in one step{less}."
+        )
         return Move(Kind.COMPREHENSION, UNCLASSIFIED, text, span, gains, priority=2)
 
 
@@ -518,7 +529,7 @@ def _yield_from_move(loop: ast.For) -> Move:
     return Move(Kind.YIELD_FROM, UNCLASSIFIED, text, extent(loop), gains, 4)
 
 
-class _Running(NamedTuple):
+class Running(NamedTuple):
     """A loop that keeps, in a name set to None right before it, the item it likes best
     so far: ``best = None`` / ``for x in xs: if best is None or x < best: best = x``."""
 
@@ -532,14 +543,15 @@ class _Running(NamedTuple):
 
 @statement_rule(Kind.MIN_MAX, concern=Concern.COMPLEXITY, doc="min_max", on=(ast.For,))
 def _min_max(stmt: Stmt, view: FunctionView) -> Move | None:
-    running = _running(stmt)
+    running = running_extreme(stmt)
     if running is None or read_outside_its_loops(view, running.item):
         return None
-    found = _extreme(running)
+    found = extreme(running)
     return None if found is None else _min_max_move(running, *found)
 
 
-def _running(stmt: Stmt) -> _Running | None:
+def running_extreme(stmt: Stmt) -> Running | None:
+    """The loop ``stmt`` as a running minimum or maximum, when it is one."""
     match stmt.previous_node(), stmt.node:
         case (
             ast.Assign(targets=[ast.Name(id=kept)], value=ast.Constant(value=None)) as made,
@@ -555,7 +567,7 @@ def _running(stmt: Stmt) -> _Running | None:
                 orelse=[],
             ) as loop,
         ) if (stored, taken) == (kept, item) and _is_none_test(unset, kept):
-            found = _Running(loop, made.lineno, kept, item, test)
+            found = Running(loop, made.lineno, kept, item, test)
             return None if mentions(loop.iter, (kept, item)) else found
     return None
 
@@ -570,7 +582,7 @@ def _is_none_test(test: ast.expr, name: str) -> bool:
     return False
 
 
-def _extreme(running: _Running) -> tuple[str, ast.expr] | None:
+def extreme(running: Running) -> tuple[str, ast.expr] | None:
     """``min`` or ``max``, and what of the item is compared (the item itself, or its key),
     when the loop's test is a strict ``<`` or ``>`` of the same key of both: ``min()``
     and ``max()`` keep the first of equal items, as a strict test does (``<=`` keeps the
@@ -584,7 +596,7 @@ def _extreme(running: _Running) -> tuple[str, ast.expr] | None:
     return None
 
 
-def _same_key(running: _Running, mine: ast.expr, kept: ast.expr) -> bool:
+def _same_key(running: Running, mine: ast.expr, kept: ast.expr) -> bool:
     """Whether ``kept`` is ``mine`` with the kept name for the item (``len(best)`` for
     ``len(x)``), each reading only its own."""
     item, name = running.item, running.kept
@@ -593,17 +605,29 @@ def _same_key(running: _Running, mine: ast.expr, kept: ast.expr) -> bool:
     return same_tree(renamed(kept, name, item), mine)
 
 
-def _key_argument(item: str, key: ast.expr) -> str:
-    """The ``key=`` argument that compares items by ``key`` (none for the item itself)."""
+def key_of(item: str, key: ast.expr) -> tuple[ast.expr, bool] | None:
+    """What compares items by ``key``: None for the item itself; else the function
+    (``len`` for ``len(x)``) or, when there is no such function, ``key`` as the body of
+    a lambda (True)."""
     match key:
         case ast.Name(id=name) if name == item:
-            return ""
+            return None
         case ast.Call(func=func, args=[ast.Name(id=name)], keywords=[]) if name == item:
-            return f", key={render(func)}"
-    return f", key=lambda {item}: {render(key)}"
+            # `x.f(x)` has no function without the item: a lambda says it.
+            return (key, True) if mentions(func, (item,)) else (func, False)
+    return key, True
 
 
-def _min_max_move(running: _Running, function: str, key: ast.expr) -> Move:
+def _key_argument(item: str, key: ast.expr) -> str:
+    """The ``key=`` argument that compares items by ``key`` (none for the item itself)."""
+    found = key_of(item, key)
+    if found is None:
+        return ""
+    function, is_body = found
+    return f", key=lambda {item}: {render(function)}" if is_body else f", key={render(function)}"
+
+
+def _min_max_move(running: Running, function: str, key: ast.expr) -> Move:
     keyed = _key_argument(running.item, key)
     call = f"{running.kept} = {function}({render(running.loop.iter)}{keyed}, default=None)"
     span = (running.start, extent(running.loop)[1])

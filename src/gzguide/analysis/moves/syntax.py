@@ -165,10 +165,21 @@ def otherwise(stmt: Stmt) -> ast.stmt | None:
 
 def inside_try(stmt: Stmt) -> bool:
     """Whether ``stmt`` runs in the body of a ``try`` (whose handlers see what it did)."""
+    return _inside_body(stmt, (ast.Try, ast.TryStar))
+
+
+def inside_with(stmt: Stmt) -> bool:
+    """Whether ``stmt`` runs in the body of a ``with`` (whose manager may swallow an
+    error, and the code after then sees what it did)."""
+    return _inside_body(stmt, (ast.With, ast.AsyncWith))
+
+
+def _inside_body(stmt: Stmt, kinds: tuple[type[ast.stmt], ...]) -> bool:
+    """Whether ``stmt`` runs in the ``body`` of a statement of one of ``kinds``."""
     inner, parent = stmt, stmt.parent
     while parent is not None:
         node = parent.node
-        if isinstance(node, ast.Try | ast.TryStar) and inner.container is node.body:
+        if isinstance(node, kinds) and inner.container is getattr(node, "body", None):
             return True
         inner, parent = parent, parent.parent
     return False
