@@ -21,6 +21,7 @@ from gzguide.analysis.facts.twins import Twins
 from gzguide.analysis.facts.versions import Version, oldest_tested
 from gzguide.analysis.facts.walk import FunctionView, children, view_of
 from gzguide.analysis.metrics.cohesion import ClassCohesion
+from gzguide.analysis.moves.interfaces import top_level_classes
 
 #: Signatures longer than this are not searched for shared triples (there are
 #: n*(n-1)*(n-2)/6 of them); such a signature gets a long-parameter-list hint anyway.
@@ -86,6 +87,11 @@ class FileFacts:
         """The innermost function whose lines hold ``line``."""
         holding = [s for s in self.functions if s.start_line <= line <= s.end_line]
         return max(holding, key=lambda s: s.start_line) if holding else None
+
+    @cached_property
+    def top_classes(self) -> dict[str, ast.ClassDef]:
+        """The module's top-level classes by name (what a class's base may be)."""
+        return top_level_classes(self.tree)
 
     @cached_property
     def functions(self) -> list[Scope]:

@@ -25,6 +25,7 @@ from gzguide.analysis.metrics.cohesion import (
     _references,
 )
 from gzguide.analysis.moves.base import MAX_MOVE_CHARS, UNCLASSIFIED, Concern, Move, lines, names
+from gzguide.analysis.moves.interfaces import Classes, may_override
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.partition import Partition
 from gzguide.analysis.moves.registry import rule
@@ -232,6 +233,7 @@ def cohesion_move(
     cls: ast.ClassDef,
     graph: ClassCohesion,
     read_outside: Callable[[], frozenset[str]] = frozenset,
+    local_classes: Callable[[], Classes] = dict,
 ) -> Move | None:
     """Extract Class, where the working methods fall into groups that share nothing
     and no public attribute of theirs is read from outside the class (``read_outside``
@@ -241,10 +243,21 @@ def cohesion_move(
     own = _separate_groups(cls, graph)
     if len(own) < 2 or _held_as_one(cls, own, read_outside):
         return None
+    if _implements_a_base(cls, own, local_classes()):
+        return None
     archetype = "large_class" if is_large(cls) else UNCLASSIFIED
     span = (cls.lineno, cls.end_lineno or cls.lineno)
     gains = {Concern.COHESION: len(own) - 1}
     return Move(Kind.EXTRACT_CLASS, archetype, _cohesion_text(own), span, gains, 1)
+
+
+def _implements_a_base(cls: ast.ClassDef, own: list[_Group], local: Classes) -> bool:
+    """Whether two groups each hold a method that may override a base's: the class
+    implements an interface whose methods callers reach on this one object (a
+    fresh review's dnspython ``_DatagramSocket``, whose ``sendto`` and ``recvfrom``
+    use the transport and the protocol of one asyncio endpoint)."""
+    overriding = (g for g in own if any(may_override(cls, m, local) for m in g.methods))
+    return sum(1 for _ in overriding) >= 2
 
 
 def _separate_groups(cls: ast.ClassDef, graph: ClassCohesion) -> list[_Group]:

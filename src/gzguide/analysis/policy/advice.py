@@ -416,7 +416,10 @@ class Advisor:
         graph = self.facts.classes.get(scope.key)
         if graph is None:
             return None
-        move = cohesion_move(scope.node, graph, lambda: self.facts.attributes_read_outside)
+        facts = self.facts
+        move = cohesion_move(
+            scope.node, graph, lambda: facts.attributes_read_outside, lambda: facts.top_classes
+        )
         return advice_of(candidate, move) if move is not None else None
 
     def module(self, candidates: list[Candidate]) -> dict[str, Advice]:

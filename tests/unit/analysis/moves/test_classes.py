@@ -49,6 +49,26 @@ def test_groups_built_from_one_value_stay_one_class() -> None:
     assert hints(both, "cohesion_lcom4") == []
 
 
+def test_groups_that_may_override_a_base_stay_one_class() -> None:
+    """An adapter of an interface defined elsewhere (a fresh review's dnspython
+    ``_DatagramSocket(dns._asyncbackend.DatagramSocket)``, judged wrong): callers reach
+    both groups' methods on the one object, whatever state each uses."""
+    for base in ("backend.Depot", "Depot", "Base[T]"):
+        imported = DEPOT.replace("class Depot:", f"class Depots({base}):")
+        assert hints(imported, "cohesion_lcom4") == [], base
+    # A base whose methods are known (in the file, a builtin, Generic) shows that the
+    # groups' methods are the class's own: still a split.
+    for base in ("Generic[T]", "Exception", "Store"):
+        known = "class Store:\n    def load(self):\n        pass\n\n" + DEPOT.replace(
+            "class Depot:", f"class Depots({base}):"
+        )
+        assert len(hints(known, "cohesion_lcom4")) == 1, base
+    store = "class Store:\n    def pick(self, sku):\n        pass\n"
+    store += "\n    def vans(self):\n        pass\n"
+    overriding = store + "\n" + DEPOT.replace("class Depot:", "class Depots(Store):")
+    assert hints(overriding, "cohesion_lcom4") == []
+
+
 def test_groups_whose_public_attributes_other_code_reads_stay_one_class() -> None:
     # Other code reads ``depot.rota`` from the one object: a split changes that.
     source = DEPOT + "\n\ndef first_van(depot):\n    return depot.rota[0]\n"
