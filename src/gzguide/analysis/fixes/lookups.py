@@ -36,11 +36,14 @@ What the rewrite evaluates at another moment must do nothing but give a value:
 []).append(v)`` makes the entry before it evaluates ``v`` (the branch did after).
 Safe when that value is a constant or a name that is surely bound there (a
 parameter, the variable of a loop around, or a name an earlier statement of a block
-around assigns, and never deleted); unsafe otherwise (a name may be unbound, an
-attribute may run code). The same holds for the statement that reads the entry the
-``if`` made: the entry is made where that statement reads ``d[k]``, so the fix is
-safe only when nothing of it is evaluated before that read (``d[k].add(v)``,
-``entry = d[k]``, ``return d[k].name``); otherwise (``out.append(d[k])``) unsafe.
+around assigns; never deleted, nor the name of an ``except ... as``, which unbinds
+it); unsafe otherwise (a name may be unbound, an attribute may run code). The same
+holds for the statement that reads the entry the ``if`` made: the entry is made
+where that statement reads ``d[k]``, so the fix is safe only when nothing of it is
+evaluated before that read (``d[k].add(v)``, ``entry = d[k]``, ``return d[k].name``,
+or ``d[k][i] = v`` with such a ``v``); otherwise (``out.append(d[k])``) unsafe, and
+no fix where what comes before could rebind a name the key or the mapping reads (a
+``:=``; a call, when the name is not the function's own).
 """
 
 from __future__ import annotations
@@ -550,10 +553,16 @@ def _is_store(node: ast.Name) -> bool:
 
 
 def _deleted(view: FunctionView, name: str) -> bool:
-    found = ast.walk(view.node)
-    return any(
-        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Del) for n in found
-    )
+    """Whether ``name`` may be unbound after it was bound: a ``del`` of it, or an
+    ``except ... as`` of that name, which unbinds it when the handler ends."""
+    return any(_unbinds(n, name) for n in ast.walk(view.node))
+
+
+def _unbinds(node: ast.AST, name: str) -> bool:
+    match node:
+        case ast.Name(id=deleted, ctx=ast.Del()) | ast.ExceptHandler(name=str() as deleted):
+            return deleted == name
+    return False
 
 
 def _bindings(view: FunctionView, name: str) -> int:

@@ -425,3 +425,27 @@ def test_a_lookup_the_fix_could_change_is_left_to_a_person(
     assert kind in kinds(declined)
     assert [o for o in offered(declined) if o.fix.kind == kind] == []
     assert [o.fix.kind for o in offered(fixed)] == [kind]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # assigned in one arm of an if only
+        "def f(k, c):\n    d = {}\n    if c:\n        v = 1\n    if k in d:\n"
+        "        return d[k]\n    return v\n",
+        # a handler of that name unbinds it when it ends
+        "def f(k, g):\n    d = {}\n    v = 1\n    try:\n        g()\n"
+        "    except ValueError as v:\n        pass\n    if k in d:\n        return d[k]\n"
+        "    return v\n",
+        # deleted
+        "def f(k, c):\n    d = {}\n    v = 1\n    if c:\n        del v\n    if k in d:\n"
+        "        return d[k]\n    return v\n",
+    ],
+)
+def test_a_default_that_may_be_unbound_gives_an_unsafe_get(source: str) -> None:
+    # `.get` reads the default even when the key is there, the branch did not.
+    (found,) = [o for o in offered(source) if o.fix.kind == "dict_get"]
+    assert not found.fix.safe
+    bound = source.replace("return v\n", "return 2\n")
+    (control,) = [o for o in offered(bound) if o.fix.kind == "dict_get"]
+    assert control.fix.safe
