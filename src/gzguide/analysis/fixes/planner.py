@@ -24,6 +24,7 @@ from gzguide.analysis.fixes import (  # noqa: F401 (registers)
     extremes,
     fills,
     guards,
+    lookups,
     loops,
     operands,
     searches,
