@@ -23,6 +23,7 @@ from gzguide.analysis.fixes import (  # noqa: F401 (registers)
     conditionals,
     fills,
     guards,
+    handlers,
     loops,
     operands,
     searches,
