@@ -24,6 +24,7 @@ from gzguide.analysis.fixes import (  # noqa: F401 (registers)
     fills,
     guards,
     handlers,
+    lookup_tables,
     loops,
     operands,
     searches,
