@@ -24,6 +24,8 @@ from gzguide.analysis.fixes import (  # noqa: F401 (registers)
     extremes,
     fills,
     guards,
+    handlers,
+    lookup_tables,
     lookups,
     loops,
     operands,

@@ -139,10 +139,10 @@ def _literal(node: ast.expr) -> bool:
 
 
 #: An arm of a chain: its test, its body and its line.
-_Arm = tuple[ast.expr, list[ast.stmt], int]
+Arm = tuple[ast.expr, list[ast.stmt], int]
 
 
-def _arms(stmt: Stmt, node: ast.If) -> list[_Arm]:
+def chain_arms(stmt: Stmt, node: ast.If) -> list[Arm]:
     """(test, body, line) of each arm: an if/elif chain, or a ladder of returning ifs."""
     chain = if_chain(node)
     if len(chain) > 1 or chain[-1].orelse:
@@ -150,10 +150,10 @@ def _arms(stmt: Stmt, node: ast.If) -> list[_Arm]:
     return _ladder(stmt)
 
 
-def _ladder(stmt: Stmt) -> list[_Arm]:
+def _ladder(stmt: Stmt) -> list[Arm]:
     """This ``if`` and the ones right after it, each without an ``else``, as long as
     each leaves the function."""
-    ladder: list[_Arm] = []
+    ladder: list[Arm] = []
     for following in islice(stmt.container, stmt.index, None):
         match following:
             case ast.If(body=[*_, ast.Return() | ast.Raise()], orelse=[]):
@@ -163,7 +163,7 @@ def _ladder(stmt: Stmt) -> list[_Arm]:
     return ladder
 
 
-def _value_arm(body: list[ast.stmt]) -> str | None:
+def value_arm(body: list[ast.stmt]) -> str | None:
     """What an arm that only produces a fixed value sets (``return`` or the name); else None."""
     match body:
         case [ast.Return(value=ast.expr() as value)] if _fixed(value):
@@ -190,7 +190,7 @@ class _Chain(NamedTuple):
     view: FunctionView
     stmt: Stmt
     node: ast.If
-    arms: list[_Arm]
+    arms: list[Arm]
     #: How most arms test the subject: "type", "tag", "code" or "value".
     kind: str
     shown: ast.expr
@@ -225,7 +225,7 @@ def _one_subject(
 ) -> _Chain | None:
     """The chain that starts at ``node``, when it has :data:`MIN_ARMS` arms that test one
     subject, and three quarters of its arms do."""
-    arms = _arms(stmt, node)
+    arms = chain_arms(stmt, node)
     if len(arms) < MIN_ARMS:
         return None
     tests = [t for test, _, _ in arms if (t := _subject_of(test, params)) is not None]
@@ -276,7 +276,7 @@ def _mixed_type_chain(chain: _Chain) -> bool:
 def _maps_values(chain: _Chain) -> bool:
     """Whether every arm only produces a fixed value, on a subject other than a type (a
     dict keyed by type would miss the subclasses the ``isinstance`` tests accept)."""
-    return chain.kind != "type" and all(_value_arm(body) for body in chain.bodies)
+    return chain.kind != "type" and all(value_arm(body) for body in chain.bodies)
 
 
 def _same_shapes(chain: _Chain) -> bool:
@@ -286,7 +286,7 @@ def _same_shapes(chain: _Chain) -> bool:
 
 def _lookup_move(chain: _Chain) -> Move | None:
     """Every arm only produces a value, the same name each: a dict lookup."""
-    if len({_value_arm(body) for body in chain.bodies}) != 1:
+    if len({value_arm(body) for body in chain.bodies}) != 1:
         return None
     span = chain.span
     text = (

@@ -37,13 +37,13 @@ def _same_handlers(stmt: Stmt, view: FunctionView) -> Move | None:
     match stmt.node:
         case ast.Try(handlers=handlers) | ast.TryStar(handlers=handlers):
             for first, second in pairwise(handlers):
-                types = _joined_types(first, second)
+                types = joined_types(first, second)
                 if types is not None:
                     return _same_handlers_move(stmt.node, first, second, types)
     return None
 
 
-def _joined_types(first: ast.ExceptHandler, second: ast.ExceptHandler) -> list[ast.expr] | None:
+def joined_types(first: ast.ExceptHandler, second: ast.ExceptHandler) -> list[ast.expr] | None:
     """The types of two ``except`` clauses that say the same thing, in order; None when
     they say different things (or either catches everything)."""
     match first.type, second.type:
