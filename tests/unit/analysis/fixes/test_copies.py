@@ -14,7 +14,10 @@ import textwrap
 
 import pytest
 
+from gzguide.analysis.engine import measure
+from gzguide.analysis.facts.parsed import parse_module
 from gzguide.analysis.fixes.planner import Offered
+from gzguide.analysis.fixes.verify import CopyPromise, Values, definition_values, verify
 from support.moves import kinds, radon_of
 from unit.analysis.fixes.checks import fixed, offered
 
@@ -317,3 +320,57 @@ def test_copies_that_cannot_be_made_one_exactly_are_left(fixed_one: str, left: s
     assert copy_fixes(fixed_one)
     assert KIND in kinds(left)
     assert not copy_fixes(left)
+
+
+def _values(text: str) -> Values:
+    module = parse_module(text.encode())
+    assert module is not None
+    return definition_values(measure(module))
+
+
+OTHER = "\n\ndef other(x):\n    return x\n"
+#: The word for word fix of FUNCTIONS, and one with a helper of the first's body.
+CALLED = _last(
+    FUNCTIONS,
+    "x = a.get(b)\n    if x is None:\n        return 0\n    return x + 1",
+    "return first(a, b)",
+)
+HELPED = (
+    "def _helper(a, b, number):\n    x = a.get(b)\n    if x is None:\n        return 0\n"
+    "    return x + number\n\n\n"
+    + CALLED.replace(
+        "x = a.get(b)\n    if x is None:\n        return 0\n    return x + 1",
+        "return _helper(a, b, 1)",
+    ).replace("return first(a, b)", "return _helper(a, b, 1)")
+)
+
+
+@pytest.mark.parametrize(
+    ("edited", "kept"),
+    [
+        (CALLED + OTHER, True),
+        (HELPED + OTHER, True),
+        # another definition changed
+        (CALLED + OTHER.replace("return x", "return x or 0"), False),
+        # the copy not a plain call
+        (CALLED.replace("return first(a, b)", "return first(a, b) if a else 0") + OTHER, False),
+        # word for word, but the first changed too
+        (CALLED.replace("return x + 1", "return x + 2 if b else 1") + OTHER, False),
+        # the helper not the first's body (one branch fewer), or no parameter more
+        (
+            HELPED.replace(
+                "    if x is None:\n        return 0\n    return x + number",
+                "    return x + number",
+                1,
+            )
+            + OTHER,
+            False,
+        ),
+        (HELPED.replace(", number)", ")").replace(", 1)", ")") + OTHER, False),
+        # a second new definition
+        (HELPED + OTHER + "\n\ndef more():\n    pass\n", False),
+    ],
+)
+def test_the_verifier_holds_a_copy_fix_to_its_promise(edited: str, kept: bool) -> None:
+    promise = CopyPromise(("first", 0), ("second", 0), None)
+    assert (verify(_values(FUNCTIONS + OTHER), edited, promise) is not None) is kept
