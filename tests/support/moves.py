@@ -57,6 +57,12 @@ def radon(source: str) -> int:
     return value
 
 
+def radon_of(source: str) -> dict[str, int]:
+    """radon's count of every function and method of the source, by name (``A.f``)."""
+    blocks = ComplexityVisitor.from_code(textwrap.dedent(source)).blocks
+    return {b.fullname: b.complexity for b in blocks if not hasattr(b, "methods")}
+
+
 def examined(source: str, line: int, is_method: bool = True) -> Extraction | str:
     """The examiner's verdict on the compound statement at ``line`` of the first function
     of the source, a method (or a plain function), with the module's imports known."""

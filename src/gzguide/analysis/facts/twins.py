@@ -388,7 +388,7 @@ def _is_leaf(node: object) -> bool:
     return isinstance(node, ast.Name | ast.Constant)
 
 
-def _leaf_key(node: ast.expr) -> tuple[object, ...]:
+def leaf_key(node: ast.expr) -> tuple[object, ...]:
     """What a leaf is, cheaper to make than its source text: equal for equal leaves."""
     parts: list[object] = []
     while isinstance(node, ast.Attribute):
@@ -430,11 +430,32 @@ def _same_but_leaves(
     or too many leaves do."""
     if _both_leaves(x, y):
         return _same_leaves(x, y, found)
+    return _same_parts(x, y, pending)
+
+
+def _same_parts(x: object, y: object, pending: list[tuple[object, object]]) -> bool:
+    """Compare two parts that are not both leaves: the parts of two lists or nodes go
+    to ``pending``; False when the structures differ."""
     if isinstance(x, list) and isinstance(y, list):
         return _same_lists(x, y, pending)
     if isinstance(x, ast.AST) and isinstance(y, ast.AST):
         return _same_nodes(x, y, pending)
     return x == y
+
+
+def leaf_pairs(a: object, b: object) -> list[tuple[ast.expr, ast.expr]] | None:
+    """Every two leaves (names, constants, dotted names) in the same place of two
+    trees, equal or not, in source order; None when the structures differ."""
+    found: list[tuple[ast.expr, ast.expr]] = []
+    pending: list[tuple[object, object]] = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if _both_leaves(x, y):
+            assert isinstance(y, ast.expr)
+            found.append((x, y))
+        elif not _same_parts(x, y, pending):
+            return None
+    return found
 
 
 def _both_leaves(x: object, y: object) -> TypeGuard[ast.expr]:
@@ -443,7 +464,7 @@ def _both_leaves(x: object, y: object) -> TypeGuard[ast.expr]:
 
 def _same_leaves(x: ast.expr, y: object, found: dict[tuple[str, str], _Difference]) -> bool:
     assert isinstance(y, ast.expr)
-    if _leaf_key(x) == _leaf_key(y):
+    if leaf_key(x) == leaf_key(y):
         return True
     _record(x, y, found)
     return len(found) <= MAX_DIFFERENCES
@@ -496,7 +517,7 @@ class _Leaves(NamedTuple):
     #: The tree's structure, each leaf as :data:`_LEAF`: equal exactly when the
     #: comparison of the two trees would not fail on their structure.
     shape: tuple[object, ...]
-    #: What each leaf is (:func:`_leaf_key`), in order.
+    #: What each leaf is (:func:`leaf_key`), in order.
     keys: tuple[object, ...]
     #: Whether each leaf is a plain constant (no name, nothing stored).
     constant: tuple[bool, ...]
@@ -511,7 +532,7 @@ def _leaves_of(tree: object) -> _Leaves:
         x = pending.pop()
         if isinstance(x, _LEAVES) and _is_leaf(x):
             shape.append(_LEAF)
-            keys.append(_leaf_key(x))
+            keys.append(leaf_key(x))
             constant.append(isinstance(x, ast.Constant))
         else:
             shape.append(_shape_token(x, pending))

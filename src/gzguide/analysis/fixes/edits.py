@@ -86,6 +86,22 @@ class Source:
     def has_comment(self, first: int, last: int) -> bool:
         return any(first <= line <= last for line in self.comment_lines)
 
+    def comments(self, first: int, last: int) -> list[str] | None:
+        """The comments from line ``first`` to ``last``, in order (None when the text
+        does not tokenize)."""
+        if self._tokens is None:
+            return None
+        return [
+            t.string
+            for t in self._tokens
+            if t.type == tokenize.COMMENT and first <= t.start[0] <= last
+        ]
+
+    @cached_property
+    def newline(self) -> str:
+        """The line ending the text uses (``\\n`` when it has none)."""
+        return next((e for e in ("\r\n", "\n", "\r") if e in self.text), "\n")
+
     @cached_property
     def bound_names(self) -> frozenset[str]:
         """Every name the module binds anywhere (a builtin of such a name may not be the

@@ -18,9 +18,11 @@ from gzguide.analysis.facts.file import FileFacts
 from gzguide.analysis.facts.lines import text_lines
 from gzguide.analysis.facts.parsed import parse_module
 from gzguide.analysis.facts.scopes import Scope
+from gzguide.analysis.facts.walk import FunctionView
 from gzguide.analysis.fixes import (  # noqa: F401 (registers)
     booleans,
     conditionals,
+    copies,
     extremes,
     fills,
     guards,
@@ -33,10 +35,19 @@ from gzguide.analysis.fixes import (  # noqa: F401 (registers)
 )
 from gzguide.analysis.fixes.edits import Fix, Source, apply_edits, overlap
 from gzguide.analysis.fixes.registry import FIXERS, Fixer
-from gzguide.analysis.fixes.verify import REAL_DEPTH, DefKey, Promise, definition_values, verify
+from gzguide.analysis.fixes.verify import (
+    REAL_DEPTH,
+    CopyPromise,
+    DefKey,
+    Promise,
+    copy_promise,
+    definition_values,
+    verify,
+)
 from gzguide.analysis.model import Finding
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.catalog import function_moves
+from gzguide.analysis.moves.copies import copied_function
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.policy.thresholds import Thresholds
 
@@ -110,13 +121,31 @@ class _File:
         if scope is None or make is None:
             return None
         view = self.facts.view(scope)
-        move = _the_move(function_moves(view), finding)
-        fix = make(move, view, self.source) if move is not None else None
-        if fix is None or move is None:
+        move = _the_move(self._moves(scope, view, finding), finding)
+        if move is None:
             return None
-        return self._verified(fix, Promise(self.keys[scope.key], finding.metric, move), finding)
+        fix = make(move, view, self.source)
+        promise = self._promise(scope, finding, move)
+        if fix is None or promise is None:
+            return None
+        return self._verified(fix, promise, finding)
 
-    def _verified(self, fix: Fix, promise: Promise, finding: Finding) -> Offered | None:
+    def _moves(self, scope: Scope, view: FunctionView, finding: Finding) -> list[Move]:
+        """The moves the hint's can be: a copy is found among the file's functions."""
+        if finding.kind != Kind.COPIED_FUNCTION.value:
+            return function_moves(view)
+        found = copied_function(scope, self.facts)
+        return [found] if found is not None else []
+
+    def _promise(self, scope: Scope, finding: Finding, move: Move) -> Promise | CopyPromise | None:
+        """What a fix of ``move`` must give: copies keep a promise of their own."""
+        if move.kind is Kind.COPIED_FUNCTION:
+            return copy_promise(self.keys, self.measured.scopes, scope, move)
+        return Promise(self.keys[scope.key], finding.metric, move)
+
+    def _verified(
+        self, fix: Fix, promise: Promise | CopyPromise, finding: Finding
+    ) -> Offered | None:
         edited = None if overlap(fix.edits) else apply_edits(self.text, fix.edits)
         why = _unfit(edited, self.widest)
         after = verify(self.values, edited, promise) if edited is not None and not why else None
