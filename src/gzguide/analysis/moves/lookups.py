@@ -95,7 +95,7 @@ def _setdefault(stmt: Stmt, view: FunctionView) -> Move | None:
             )
         ) if not stmt.is_elif:
             item = _appended(present, key, mapping)
-            if item is not None and _starts_list(absent, key, mapping):
+            if item is not None and _starts_list(absent, key, mapping, item):
                 return _setdefault_move(stmt, key, mapping, item)
     return None
 
@@ -110,11 +110,12 @@ def _appended(statement: ast.stmt, key: ast.expr, mapping: ast.expr) -> ast.expr
     return None
 
 
-def _starts_list(statement: ast.stmt, key: ast.expr, mapping: ast.expr) -> bool:
-    """Whether ``statement`` is ``mapping[key] = [item]``."""
+def _starts_list(statement: ast.stmt, key: ast.expr, mapping: ast.expr, item: ast.expr) -> bool:
+    """Whether ``statement`` is ``mapping[key] = [item]``, of the item the other arm
+    appends (a list started with another one is not what ``setdefault`` would make)."""
     match statement:
-        case ast.Assign(targets=[started], value=ast.List(elts=[_])):
-            return reads_key(started, key, mapping)
+        case ast.Assign(targets=[started], value=ast.List(elts=[first])):
+            return reads_key(started, key, mapping) and same_tree(first, item)
     return False
 
 

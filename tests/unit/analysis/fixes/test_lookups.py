@@ -385,14 +385,6 @@ _DECLINED: Final = [
         "def f(k, g):\n    if k not in g():\n        g()[k] = []\n    return g()[k]\n",
         "def f(k, g):\n    if k not in g.d:\n        g.d[k] = []\n    return g.d[k]\n",
     ),
-    # the list started holds another item than the one appended
-    (
-        "setdefault",
-        "def f(k, a, b):\n    d = {}\n    if k in d:\n        d[k].append(a)\n"
-        "    else:\n        d[k] = [b]\n",
-        "def f(k, a, b):\n    d = {}\n    if k in d:\n        d[k].append(a)\n"
-        "    else:\n        d[k] = [a]\n",
-    ),
     # a default a class of the module makes in place of the builtin
     (
         "setdefault",

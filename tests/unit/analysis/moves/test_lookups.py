@@ -51,6 +51,8 @@ def test_start_or_extend_a_list_is_setdefault() -> None:
     """
     assert Kind.SETDEFAULT in kinds(source)
     assert "`by_key.setdefault(key, []).append(value)`" in moves(source)
+    # A list started with another item than the one appended is no setdefault of it.
+    assert Kind.SETDEFAULT not in kinds(source.replace("= [value]", "= [key]"))
 
 
 def test_an_entry_made_when_missing_is_setdefault() -> None:
