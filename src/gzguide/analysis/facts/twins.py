@@ -178,11 +178,9 @@ class Twins:
         pairs = tuple(found)
         names = self._names(a), self._names(b)
         renames = _renames(pairs, *names)
-        if renames is None:
+        if renames is None or not _renamed_throughout(a, b, pairs, names):
             return None
-        if not renames and _reads_locals(found, *names):
-            return None  # `entry.delay` of a loop's `entry`: no value a caller can pass
-        return pairs, renames
+        return None if _reads_locals_unrenamed(renames, found, names) else (pairs, renames)
 
     def _names(self, node: FunctionNode) -> _Names:
         found = self._bound.get(id(node))
@@ -348,6 +346,40 @@ def _renames(pairs: tuple[tuple[str, str], ...], a: _Names, b: _Names) -> bool |
     if len(set(renamed.values())) != len(renamed):
         return None
     return only
+
+
+def _renamed_throughout(
+    a: FunctionNode,
+    b: FunctionNode,
+    pairs: tuple[tuple[str, str], ...],
+    names: tuple[_Names, _Names],
+) -> bool:
+    """Whether each name one function has where the other has another stands for it
+    everywhere: ``infer(v) for k, v in items`` beside ``infer(k) for k, v in items``
+    differs in one place, but there ``v`` is ``k`` and elsewhere ``v`` (jedi's
+    ``_dict_values`` and ``_dict_keys``, which do different things). Asked only of
+    copies with such a difference."""
+    renamed = {x: y for x, y in pairs if _is_rename(x, y, *names)}
+    return not renamed or _aligned_as(renamed, leaf_pairs(own_body(a), own_body(b)) or [])
+
+
+def _aligned_as(renamed: dict[str, str], aligned: list[tuple[ast.expr, ast.expr]]) -> bool:
+    back = {y: x for x, y in renamed.items()}
+    return all(_stands_for(x, y, renamed, back) for x, y in aligned)
+
+
+def _reads_locals_unrenamed(
+    renames: bool, found: dict[tuple[str, str], _Difference], names: tuple[_Names, _Names]
+) -> bool:
+    """A value that differs, no rename, and reads a local (``entry.delay`` of a loop's
+    ``entry``): no value a caller can pass."""
+    return not renames and _reads_locals(found, *names)
+
+
+def _stands_for(x: ast.expr, y: ast.expr, renamed: dict[str, str], back: dict[str, str]) -> bool:
+    if not (isinstance(x, ast.Name) and isinstance(y, ast.Name)):
+        return True
+    return renamed.get(x.id, y.id) == y.id and back.get(y.id, x.id) == x.id
 
 
 def _is_rename(x: str, y: str, a: _Names, b: _Names) -> bool | None:

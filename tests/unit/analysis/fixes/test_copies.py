@@ -301,11 +301,6 @@ LEFT: list[tuple[str, str]] = [
     ),
     # a comment only the second has would be lost
     (FUNCTIONS, _last(FUNCTIONS, "x + 1", "x + 1  # one more")),
-    # two locals swapped (keys for values): the copies do different things
-    (
-        FUNCTIONS.replace("x + 1", "[k for k, v in x]"),
-        _last(FUNCTIONS.replace("x + 1", "[k for k, v in x]"), "[k for", "[v for"),
-    ),
     # with **kwargs, parameters of other names (a keyword of the first's could be in it)
     (KWARGS, _last(KWARGS, "(a, b, **kw):\n    x = a.get", "(c, b, **kw):\n    x = c.get")),
     # methods of two classes, a static method, a method of another decorator

@@ -328,3 +328,22 @@ def set_schema(items: Schema, strict: bool = False) -> SetSchema:
     assert Kind.COPIED_FUNCTION not in kinds(typed)
     plain = typed.replace("-> ListSchema", "-> Schema").replace("-> SetSchema", "-> Schema")
     assert Kind.COPIED_FUNCTION in kinds(plain)
+
+
+def test_names_that_stand_for_each_other_in_one_place_only_are_no_rename() -> None:
+    """``infer(v) for k, v`` beside ``infer(k) for k, v`` differs in one name, but there
+    ``v`` is ``k`` and elsewhere ``v``: the two do different things (jedi's
+    ``_dict_values`` and ``_dict_keys``). Locals renamed one for one throughout are."""
+    values = """
+    def values(self):
+        items = self.items()
+        found = []
+        for k, v in items:
+            found.append(self.context.infer(v))
+        return Set(found)
+    """
+    keys = values.replace("def values", "def keys").replace("infer(v)", "infer(k)")
+    renamed = values.replace("def values", "def other").replace("k, v", "a, b")
+    renamed = renamed.replace("infer(v)", "infer(b)")
+    assert Kind.COPIED_FUNCTION not in kinds(values + keys)
+    assert Kind.COPIED_FUNCTION in kinds(values + renamed)
