@@ -48,6 +48,37 @@ def test_else_holding_only_an_if_is_elif() -> None:
     assert Kind.ELSE_IF not in kinds(commented)
 
 
+def test_an_else_beside_an_arm_of_one_if_too_is_two_parallel_cases() -> None:
+    """``if https: if port != '443': ...`` / ``else: if port != '80': ...``: each case
+    holds its own test, side by side; an ``elif`` takes the pair apart (a fresh
+    review's wsgiref ``application_uri``, judged wrong)."""
+    source = """
+    def application_uri(environ):
+        url = environ['wsgi.url_scheme'] + '://'
+        if environ.get('HTTP_HOST'):
+            url += environ['HTTP_HOST']
+        else:
+            url += environ['SERVER_NAME']
+
+            if environ['wsgi.url_scheme'] == 'https':
+                if environ['SERVER_PORT'] != '443':
+                    url += ':' + environ['SERVER_PORT']
+            else:
+                if environ['SERVER_PORT'] != '80':
+                    url += ':' + environ['SERVER_PORT']
+
+        url += quote(environ.get('SCRIPT_NAME') or '/')
+        return url
+    """
+    assert Kind.ELSE_IF not in kinds(source)
+    one = source.replace(
+        "                if environ['SERVER_PORT'] != '443':\n"
+        "                    url += ':' + environ['SERVER_PORT']\n",
+        "                url += ':443'\n",
+    )
+    assert Kind.ELSE_IF in kinds(one)
+
+
 def test_a_condition_wrapping_the_loop_body_is_a_continue_guard() -> None:
     source = """
     def bill(orders, out):
@@ -113,6 +144,10 @@ def test_identical_adjacent_arms_join() -> None:
     """
     assert Kind.SAME_ARMS in kinds(source)
     assert "The arms on lines 5 and 8 run the same code" in moves(source)
+    # A comment in an arm says why its case is there: one arm for both would drop it
+    # (a fresh review's threading `Barrier.reset`, two commented transitions).
+    commented = source.replace("    elif x < 10:\n", "    elif x < 10:\n        # a digit\n")
+    assert Kind.SAME_ARMS not in kinds(commented)
 
 
 def test_the_short_else_of_an_if_ending_the_function_goes_first() -> None:
