@@ -21,7 +21,7 @@ from gzguide.analysis.facts.walk import FunctionView
 from gzguide.analysis.fixes.edits import Edit, Fix, Source
 from gzguide.analysis.fixes.registry import fixer, one_line, operand, statement_at
 from gzguide.analysis.moves.base import Move
-from gzguide.analysis.moves.conditionals import MERGED_CHARS
+from gzguide.analysis.moves.conditionals import MERGED_CHARS, equal_choices
 from gzguide.analysis.moves.kinds import Kind
 from gzguide.analysis.moves.syntax import same_code
 
@@ -134,14 +134,33 @@ def same_arms(move: Move, view: FunctionView, source: Source) -> Fix | None:
         return None
     match found[1]:
         case ast.If(orelse=[ast.If() as second]) as first if _joinable(source, first, second):
-            joined = " or ".join(_under_or(source, t) for t in (first.test, second.test))
+            joined, safe = _joined_test(source, first.test, second.test)
             if len(joined) > MERGED_CHARS:
                 return None  # as for merged ifs: a longer test wraps
             header = Edit(source.start(first.test), source.end(first.test), joined)
             kept, dropped = _last_line(first.body), _last_line(second.body)
             cut = Edit((kept, len(source.line(kept))), (dropped, len(source.line(dropped))), "")
-            return Fix(move.kind, "Join the arms", (header, cut), safe=True)
+            return Fix(move.kind, "Join the arms", (header, cut), safe)
     return None
+
+
+def _joined_test(source: Source, first: ast.expr, second: ast.expr) -> tuple[str, bool]:
+    """The test of both arms, and whether it is the same test for every input: an
+    ``or`` is (``b`` asked only when ``a`` fails, as the ``elif`` did); ``x in (a, b)``
+    for two ``==`` tests only of a plain name against literal constants, as the
+    membership fix has it (a test's truth is all an ``if`` asks of it)."""
+    member = equal_choices(first, second)
+    if member is None:
+        return " or ".join(_under_or(source, t) for t in (first, second)), True
+    (choices,) = member.comparators
+    assert isinstance(choices, ast.Tuple)
+    written = ", ".join(operand(source, c) for c in choices.elts)
+    text = f"{operand(source, member.left)} in ({written})"
+    return text, _plain_choices(member.left, choices.elts)
+
+
+def _plain_choices(subject: ast.expr, choices: list[ast.expr]) -> bool:
+    return isinstance(subject, ast.Name) and all(isinstance(c, ast.Constant) for c in choices)
 
 
 def _under_or(source: Source, test: ast.expr) -> str:

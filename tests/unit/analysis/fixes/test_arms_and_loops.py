@@ -36,6 +36,58 @@ def test_two_arms_of_the_same_code_are_one() -> None:
     )
 
 
+def test_two_arms_on_equal_values_are_one_in_test() -> None:
+    # Safe for a plain name against literal constants, as the membership fix: an `if`
+    # asks only the test's truth, and each constant's `==` defers to x's for other types.
+    check(
+        """
+        def pick(x, out):
+            if x < 0:
+                return 1
+            elif x == 3:
+                out.append(x)
+            elif x == 7:
+                out.append(x)
+            return 3
+        """,
+        """
+        def pick(x, out):
+            if x < 0:
+                return 1
+            elif x in (3, 7):
+                out.append(x)
+            return 3
+        """,
+        safe=True,
+    )
+
+
+def test_two_arms_on_equal_values_of_an_attribute_are_unsafe() -> None:
+    # `self.x` is read once where the arms read it twice (a property may run code).
+    found = check(
+        """
+        def pick(self, out):
+            if self.x < 0:
+                return 1
+            elif self.x == 3:
+                out.append(1)
+            elif self.x == 7:
+                out.append(1)
+            return 3
+        """,
+        """
+        def pick(self, out):
+            if self.x < 0:
+                return 1
+            elif self.x in (3, 7):
+                out.append(1)
+            return 3
+        """,
+        safe=False,
+    )
+    assert found.fix.title == "Join the arms"
+
+
 def test_arms_whose_dropped_lines_hold_a_comment_are_left_to_a_person() -> None:
     source = """
     def pick(x, out):

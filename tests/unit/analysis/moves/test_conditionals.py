@@ -150,6 +150,26 @@ def test_identical_adjacent_arms_join() -> None:
     assert Kind.SAME_ARMS not in kinds(commented)
 
 
+def test_identical_arms_on_two_equal_values_are_one_in_test() -> None:
+    # `x in (0, 5)` takes the elif's point where `or` would only take its place (a
+    # fresh review's threading `Barrier.reset`: "only the `in` form changes the metric").
+    source = """
+    def kind(x, out):
+        if x < 0:
+            out.append('neg')
+        elif x == 0:
+            out.append('small')
+        elif x == 5:
+            out.append('small')
+        else:
+            out.append('big')
+    """
+    assert "`x in (0, 5)` tests both, 1 point less" in moves(source)
+    pair = "x == 0:\n            out.append('small')\n        elif x == 5:"
+    assert radon(source) - radon(source.replace(pair, "x in (0, 5):")) == 1
+    assert radon(source) - radon(source.replace(pair, "x == 0 or x == 5:")) == 0
+
+
 def test_the_short_else_of_an_if_ending_the_function_goes_first() -> None:
     source = """
     def write_dict(self, d):
