@@ -32,6 +32,9 @@ class KeywordLines:
 
     leading: dict[str, frozenset[int]] = field(default_factory=dict)
     trailing: dict[str, frozenset[int]] = field(default_factory=dict)
+    #: The lines of a comment that says the code is written for speed (``# Explicit
+    #: loop for performance reasons.``): a rewrite that reads better may run slower.
+    tuned: frozenset[int] = frozenset()
 
     def boolop_line(self, word: str, left_end: int, right_start: int) -> int:
         """The line of the ``word`` between an operand ending on ``left_end`` and the
@@ -61,7 +64,21 @@ def keyword_lines(text: str) -> KeywordLines:
     """Find the keyword lines of ``text`` (strings and comments may match too: a
     lookup only asks about lines between the two parts of one construct, where no
     string can be)."""
-    return KeywordLines(_leading_lines(text), _trailing_lines(text))
+    return KeywordLines(_leading_lines(text), _trailing_lines(text), _tuned_lines(text))
+
+
+#: A comment that speaks of speed: its ``#``, then one of the words.
+_TUNED: Final = re.compile(
+    r"#[^\n]*?\b(?:perf|performance|speed|speedup|faster|fast path|optimi[sz]\w*"
+    r"|hot (?:path|loop))\b",
+    re.IGNORECASE,
+)
+
+
+def _tuned_lines(text: str) -> frozenset[int]:
+    if "#" not in text:
+        return frozenset()
+    return frozenset(text.count("\n", 0, m.start()) + 1 for m in _TUNED.finditer(text))
 
 
 def _leading_lines(text: str) -> dict[str, frozenset[int]]:

@@ -177,6 +177,8 @@ class FunctionView:
     max_depth: int = 0
     #: Names the function declares ``global`` or ``nonlocal``.
     declared: frozenset[str] = frozenset()
+    #: The lines in it (or right above it) of a comment saying it is written for speed.
+    tuned: frozenset[int] = frozenset()
     _by_node: dict[int, Stmt] = field(default_factory=dict)
     _jump_positions: list[Pos] = field(default_factory=list)
 
@@ -865,4 +867,5 @@ def view_of(fn: FunctionNode, keywords: KeywordLines = NO_KEYWORDS) -> FunctionV
         chains=walker.chains,
         max_depth=walker.max_depth,
         declared=frozenset(walker.declared),
+        tuned=frozenset(n for n in keywords.tuned if fn.lineno - 1 <= n <= _end_line(fn)),
     )

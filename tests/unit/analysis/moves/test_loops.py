@@ -34,6 +34,24 @@ def test_a_search_loop_is_any() -> None:
     assert radon(SEARCH) - radon(after) == 1
 
 
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "    for user in users:  # Explicit loop for performance reasons.\n",
+        "    # a plain loop: faster than any() on two items\n    for user in users:\n",
+        "    for user in users:\n        # hot path\n",
+    ],
+)
+def test_a_loop_a_comment_says_is_written_for_speed_is_no_generator(comment: str) -> None:
+    """any() over a generator runs slower than a plain loop on a few items: a loop its
+    comment says is written for speed stays (a fresh review's babel
+    ``Message.python_format``, judged wrong)."""
+    tuned = SEARCH.replace("    for user in users:\n", comment)
+    assert Kind.ANY not in kinds(tuned)
+    elsewhere = "# performance matters in this module\n" + SEARCH
+    assert Kind.ANY in kinds(elsewhere)
+
+
 def test_a_search_for_the_first_match_is_next() -> None:
     source = """
     def first_admin(users, bad):
