@@ -59,6 +59,16 @@ def _fix_all_wanted(only: list[str] | None, count: int, quick: int) -> bool:
     return wanted(FIX_ALL, only)
 
 
+def distinct(offers: list[Offered]) -> list[Offered]:
+    """One offer per change: two hints of a function carrying one move have one fix,
+    offered once, for the ``radon_cc`` hint when it is one of them (the diagnostic the
+    editor shows; see :func:`gzguide.lsp.families.repeated_moves`)."""
+    first: dict[tuple[Edit, ...], Offered] = {}
+    for offered in sorted(offers, key=lambda o: o.finding.metric != "radon_cc"):
+        first.setdefault(offered.fix.edits, offered)
+    return [o for o in offers if first.get(o.fix.edits) is o]
+
+
 def overlaps(a: Range, b: Range) -> bool:
     """Whether two ranges share a position (an empty range touches its neighbours)."""
     return (a.start.line, a.start.character) <= (b.end.line, b.end.character) and (
@@ -84,7 +94,13 @@ class ActionMaker:
         return found
 
     def _quick_fixes(self, fixes: DocumentFixes, asked: Range) -> list[CodeAction]:
-        return [self._quick_fix(o) for o in fixes.offers if self._touches(o, asked)]
+        touching = distinct([o for o in fixes.offers if self._touches(o, asked)])
+        summaries = [o.summary for o in touching]
+        # Two fixes of the same words (two `elif`s of one function) say where each is.
+        return [
+            self._quick_fix(o, o.placed_summary if summaries.count(o.summary) > 1 else o.summary)
+            for o in touching
+        ]
 
     def _touches(self, offered: Offered, asked: Range) -> bool:
         """Whether ``asked`` is on the fix's diagnostic or on code the fix changes."""
@@ -96,13 +112,13 @@ class ActionMaker:
         )
         return any(overlaps(asked, place) for place in places)
 
-    def _quick_fix(self, offered: Offered) -> CodeAction:
+    def _quick_fix(self, offered: Offered, summary: str) -> CodeAction:
         fix, finding = offered.fix, offered.finding
         hint = to_hint(finding, self.document.path)
         diagnostic = self.settings.presenter.diagnostic(
             finding, hint, self.document.uri, self.index
         )
-        title = offered.summary if fix.safe else f"{offered.summary} (unsafe)"
+        title = summary if fix.safe else f"{summary} (unsafe)"
         return CodeAction(
             title=title,
             kind=QUICKFIX,

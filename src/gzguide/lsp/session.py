@@ -54,7 +54,7 @@ from gzguide.lsp.actions import (
 from gzguide.lsp.codeactions import KINDS, ActionMaker
 from gzguide.lsp.diagnostics import lines_range
 from gzguide.lsp.documents import Document
-from gzguide.lsp.families import hidden_copies
+from gzguide.lsp.families import hidden_copies, repeated_moves
 from gzguide.lsp.hover import covering, hover_text
 from gzguide.lsp.lifecycle import Exit, Handle, Lifecycle, Phase
 from gzguide.lsp.newcode import Baseline
@@ -562,7 +562,8 @@ class LspSession:
         document = state.document
         presenter = self.settings.presenter
         hints = [to_hint(f, path) for f, path in found]
-        hidden = hidden_copies([f for f, _ in found])
+        findings = [f for f, _ in found]
+        hidden = hidden_copies(findings) | repeated_moves(findings)
         shown = [
             presenter.diagnostic(f, hint, document.uri, document.index)
             for (f, _), hint in zip(found, hints, strict=True)

@@ -217,6 +217,44 @@ def test_fix_all_joins_the_quick_fixes_when_it_does_more(driver: Driver) -> None
     assert [a["kind"] for a in driver.actions(3)] == ["source.fixAll.gzguide"]
 
 
+#: Two `else:` + `if` pairs in one function (fire's `_consume_google_args_line`): two
+#: fixes of the same words, each on a hint of its own.
+TWO_ELIFS = """\
+def consume(line_info, state):
+    split_line = line_info.remaining.split(':', 1)
+    if len(split_line) > 1:
+        first, second = split_line
+        if is_arg_name(first.strip()):
+            arg = get_arg(state, first.strip())
+            arg.description.lines.append(second.strip())
+            state.current_arg = arg
+        else:
+            arg_name_and_type = as_arg_name_and_type(first)
+            if arg_name_and_type:
+                arg_name, type_str = arg_name_and_type
+                arg = get_arg(state, arg_name)
+                arg.type.lines.append(type_str)
+                arg.description.lines.append(second.strip())
+                state.current_arg = arg
+            else:
+                if state.current_arg:
+                    state.current_arg.description.lines.append(split_line[0])
+    else:
+        if state.current_arg:
+            state.current_arg.description.lines.append(split_line[0])
+"""
+
+
+def test_fixes_of_the_same_words_say_where_each_is(driver: Driver) -> None:
+    # A reviewer could not tell two "Use elif: lizard_nloc 22 -> 21" apart.
+    driver.start(TWO_ELIFS)
+    driver.ask(1)
+    driver.work()
+    titles = [a["title"] for a in driver.actions(1) if a["kind"] == "quickfix"]
+    assert len(titles) == 2 and len(set(titles)) == 2
+    assert all(t.startswith("Use elif on line ") for t in titles)
+
+
 def test_unsafe_fixes_only_when_asked_for(driver: Driver) -> None:
     driver.start(YIELDS)
     driver.ask(1, line=5)

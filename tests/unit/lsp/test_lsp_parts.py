@@ -19,7 +19,7 @@ from gzguide.lsp import jsonrpc
 from gzguide.lsp.actions import Action, Analyze, ReadBaseline, Send
 from gzguide.lsp.diagnostics import Presenter
 from gzguide.lsp.documents import Document, path_of
-from gzguide.lsp.families import hidden_copies
+from gzguide.lsp.families import hidden_copies, repeated_moves
 from gzguide.lsp.hover import archetype_pages, covering, parse_archetype_pages
 from gzguide.lsp.lifecycle import HANDLE, IGNORE, Exit, Lifecycle
 from gzguide.lsp.newcode import Baseline
@@ -442,11 +442,33 @@ def copy_hint(line: int, copy: int, kind: str = "copied_function") -> Finding:
     )
 
 
-def test_a_family_of_three_copies_is_shown_on_its_first_member() -> None:
-    """The ninth fresh review: pathlib's seven stat predicates drew seven diagnostics
-    for one change to make."""
+def test_copies_are_shown_on_their_first_member() -> None:
+    """A fresh review: pathlib's seven stat predicates drew seven diagnostics for one
+    change to make; a later one counted each mirrored pair's second hint as noise."""
     family = [copy_hint(10, 20), copy_hint(20, 10), copy_hint(30, 10)]
     assert hidden_copies(family) == {family[1], family[2]}
     pair = [copy_hint(40, 50), copy_hint(50, 40)]
-    assert hidden_copies(family + pair) == {family[1], family[2]}  # a pair: both shown
-    assert hidden_copies([*pair, copy_hint(60, 5, kind="extract")]) == set()
+    assert hidden_copies(family + pair) == {family[1], family[2], pair[1]}
+    assert hidden_copies([pair[0], copy_hint(60, 5, kind="extract")]) == set()
+
+
+def test_one_move_on_two_hints_of_a_function_is_shown_once() -> None:
+    """A nesting and a complexity hint both proposing the one `elif` read as a duplicate,
+    with two code actions titled alike (a fresh review's fire ``docstrings``): the
+    complexity hint is kept; other moves, other functions and a census stay."""
+    nesting = msgspec.structs.replace(
+        copy_hint(10, 20, kind="else_if"), metric="lizard_nesting_depth"
+    )
+    complexity = copy_hint(10, 20, kind="else_if")
+    assert repeated_moves([nesting, complexity]) == {nesting}
+    assert repeated_moves([complexity, nesting]) == {nesting}
+    other = msgspec.structs.replace(nesting, move="another move")
+    census = msgspec.structs.replace(complexity, proposes=False, kind="census")
+    assert (
+        repeated_moves([other, complexity, census, msgspec.structs.replace(census, metric="x")])
+        == set()
+    )
+    elsewhere = msgspec.structs.replace(complexity, start_line=30, end_line=35)
+    assert repeated_moves([complexity, elsewhere]) == set()
+    two_others = [nesting, msgspec.structs.replace(nesting, metric="lizard_ccn")]
+    assert repeated_moves(two_others) == {two_others[1]}

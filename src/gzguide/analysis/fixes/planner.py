@@ -74,9 +74,19 @@ class Offered:
     @property
     def summary(self) -> str:
         """``Use any(): radon_cc 6 -> 4``."""
+        return self.titled(self.fix.title)
+
+    @property
+    def placed_summary(self) -> str:
+        """``Use elif on line 12: lizard_nloc 22 -> 21``: the summary of a fix that
+        another of the same words sits beside."""
+        first = min(edit.start for edit in self.fix.edits)[0]
+        return self.titled(f"{self.fix.title} on line {first}")
+
+    def titled(self, title: str) -> str:
         metric = self.metric or self.finding.metric
         named = _TITLED.get(metric, metric)
-        return f"{self.fix.title}: {named} {_fmt(self.before)} -> {_fmt(self.after)}"
+        return f"{title}: {named} {_fmt(self.before)} -> {_fmt(self.after)}"
 
 
 def _fmt(value: float) -> str:
