@@ -72,10 +72,15 @@ class _Turned(NamedTuple):
 
 def _turned(source: Source, node: ast.If) -> _Turned | None:
     """The ``if`` to turn around, when its test is on one line and its body starts on
-    the next one, further in."""
+    the next one, further in, with no comment above its first statement (it speaks of
+    the case the ``if`` tests: under the guard it would read as the code after it)."""
     rest = rest_of_header(source, node)
     levels = step_in(source, node.lineno, node.body[0].lineno)
-    if rest is None or levels is None:
+    if (
+        rest is None
+        or levels is None
+        or source.has_comment(node.lineno + 1, node.body[0].lineno - 1)
+    ):
         return None
     return _Turned(node, *levels, rest)
 

@@ -253,11 +253,32 @@ def _wrapping(stmt: Stmt, node: ast.If) -> tuple[_Block, int] | None:
     """(the block, the lines of code of the ``if``'s body) when the ``if`` ends the
     function or a loop body and wraps work enough to move out a level."""
     block = _closed_block(stmt)
-    if block is None or not any(is_compound(s) for s in node.body):
-        return None  # flattening a few plain lines by a level changes little
+    if block is None or _plain_or_beside_a_peer(stmt, node):
+        return None
     held = code_lines(node.body)
     worth = held >= WRAP_LINES and _negates_plainly(node.test, held, WRAP_LINES)
     return (block, held) if worth else None
+
+
+def _plain_or_beside_a_peer(stmt: Stmt, node: ast.If) -> bool:
+    # Flattening a few plain lines by a level changes little.
+    return not any(is_compound(s) for s in node.body) or _follows_a_peer(stmt)
+
+
+def _follows_a_peer(stmt: Stmt) -> bool:
+    """Whether the ``if`` comes right after another ``if`` without ``else`` that does
+    work: two checks side by side (``if A.match(name): ...`` then ``if B.match(name):
+    ...``), which a guard for the second would set apart (a fresh review's falcon
+    ``before._before``, judged wrong). After a guard (``if small: return``) another
+    guard reads as one more of the kind."""
+    match stmt.previous_node():
+        case ast.If(orelse=[], body=body):
+            return not isinstance(body[-1], _LEAVING)
+    return False
+
+
+#: The statements that leave a block: an ``if`` ending in one is a guard.
+_LEAVING: Final = (ast.Return, ast.Continue, ast.Break, ast.Raise)
 
 
 def _inner(node: ast.If) -> str:

@@ -11,6 +11,7 @@ from gzguide.analysis.fixes.edits import Source
 from gzguide.analysis.fixes.tests import plain_negation
 from gzguide.analysis.moves.rendering import render
 from gzguide.analysis.moves.syntax import negation
+from support.moves import kinds
 from unit.analysis.fixes.checks import check, offered
 
 #: Work enough for any guard: twelve lines of code (what an if wrapping the rest of a
@@ -54,6 +55,21 @@ def test_an_if_wrapping_the_rest_of_a_loop_body_continues_early() -> None:
         safe=True,
     )
     assert found.fix.title == "Guard with continue"
+
+
+def test_a_comment_above_the_wrapped_work_leaves_the_guard_to_a_person() -> None:
+    # It speaks of the case the `if` tests; under `continue` it would read as the code
+    # after it (a fresh review's falcon `before._before`: "the comment stranded").
+    source = f"""
+    def each(jobs, done):
+        for job in jobs:
+            if job in done:
+                # only the jobs done already
+{_indented(_WORK, "                ")}
+    """
+    assert "continue_guard" in [k for k in kinds(source)]
+    assert offered(source) == []
+    assert len(offered(source.replace("                # only the jobs done already\n", ""))) == 1
 
 
 def test_an_if_wrapping_the_rest_of_a_function_returns_early() -> None:

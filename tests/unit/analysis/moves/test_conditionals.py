@@ -103,6 +103,13 @@ def test_a_condition_wrapping_the_loop_body_is_a_continue_guard() -> None:
     # Eleven lines of code under the if: a guard there is taste (the seventh fresh
     # review judged the guards of 6 to 9 lines not worth the change).
     assert "continue" not in moves(source.replace("        rate = order.rate()\n", ""))
+    # Right after another `if` of the loop, the two are checks side by side: a guard
+    # for the second sets it apart (a fresh review's falcon `before._before`).
+    header = "            if order.open:\n"
+    peer = "            if order.late:\n                out.append(order)\n" + header
+    assert Kind.CONTINUE_GUARD not in kinds(source.replace(header, peer))
+    guard = "            if order.late:\n                continue\n" + header
+    assert Kind.CONTINUE_GUARD in kinds(source.replace(header, guard))
 
 
 def test_a_short_wrapped_loop_body_keeps_its_level() -> None:
