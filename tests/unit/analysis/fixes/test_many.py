@@ -168,3 +168,29 @@ def test_a_name_bound_where_the_swap_does_not_look_is_left() -> None:
     )
     twin = source.replace("as name", "as error")
     _left_to_a_person(source, twin)
+
+
+def test_the_loop_keeps_its_comments_and_its_strings_lines() -> None:
+    # Only the arm and the `else:` go: a comment in the loop moves out with its line,
+    # and a line inside a string keeps its text (its indentation is the string's).
+    check(
+        '''
+        def add(seen, names):
+            if isinstance(names, str):
+                seen.add(names, """one
+            two""")
+            else:
+                for name in names:  # each
+                    seen.add(name, """one
+            two""")
+        ''',
+        '''
+        def add(seen, names):
+            if isinstance(names, str):
+                names = [names]
+            for name in names:  # each
+                seen.add(name, """one
+            two""")
+        ''',
+        safe=True,
+    )
