@@ -30,6 +30,7 @@ from gzguide.analysis.fixes import (  # noqa: F401 (registers)
     lookup_tables,
     lookups,
     loops,
+    many,
     operands,
     searches,
 )
