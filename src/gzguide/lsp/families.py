@@ -11,7 +11,7 @@ line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from gzguide.analysis.model import Finding
@@ -49,25 +49,28 @@ def _all_but_first(group: list[int]) -> list[int]:
     return group[1:] if len(group) >= SHOWN_ONCE_FROM else []
 
 
-#: The hint kept when a function's hints carry one move: complexity's, the metric the
-#: move's rewrite is measured by first.
+#: The hint kept when a definition has several that propose a change: complexity's,
+#: the one the census and the gate speak of.
 _FIRST_METRIC: Final = "radon_cc"
 
 
-def repeated_moves(findings: Sequence[Finding]) -> set[Finding]:
-    """The hints not to show because another hint of the same definition carries the
-    same move (a nesting and a complexity hint both proposing the one ``elif``: a
-    fresh review read the second as a duplicate, its two code actions titled alike):
-    the ``radon_cc`` one is kept, else the first."""
-    kept: dict[tuple[int, int, str], Finding] = {}
-    hidden: set[Finding] = set()
+def second_hints(findings: Sequence[Finding]) -> set[Finding]:
+    """The hints not to show because another hint of the same definition that proposes
+    a change is shown: one diagnostic on a name, as a linter marks a function once (a
+    fresh review read a nesting hint beside a complexity hint of one function as a
+    duplicate, and its "depth 2" as false beside code four levels deep). The
+    ``radon_cc`` one is kept, else the first; hover still shows them all."""
+    groups = _proposing_by_definition(findings)
+    return {f for group in groups for f in group if f is not _kept(group)}
+
+
+def _proposing_by_definition(findings: Iterable[Finding]) -> list[list[Finding]]:
+    by_place: dict[tuple[int, int], list[Finding]] = {}
     for f in findings:
-        if not f.proposes:
-            continue
-        key = (f.start_line, f.end_line, f.move)
-        earlier = kept.setdefault(key, f)
-        if earlier is not f:
-            loser = earlier if f.metric == _FIRST_METRIC else f
-            kept[key] = f if loser is earlier else earlier
-            hidden.add(loser)
-    return hidden
+        if f.proposes and f.definition:
+            by_place.setdefault((f.start_line, f.end_line), []).append(f)
+    return list(by_place.values())
+
+
+def _kept(group: list[Finding]) -> Finding:
+    return next((f for f in group if f.metric == _FIRST_METRIC), group[0])

@@ -54,7 +54,7 @@ from gzguide.lsp.actions import (
 from gzguide.lsp.codeactions import KINDS, ActionMaker
 from gzguide.lsp.diagnostics import lines_range
 from gzguide.lsp.documents import Document
-from gzguide.lsp.families import hidden_copies, repeated_moves
+from gzguide.lsp.families import hidden_copies, second_hints
 from gzguide.lsp.hover import covering, hover_text
 from gzguide.lsp.lifecycle import Exit, Handle, Lifecycle, Phase
 from gzguide.lsp.newcode import Baseline
@@ -563,7 +563,7 @@ class LspSession:
         presenter = self.settings.presenter
         hints = [to_hint(f, path) for f, path in found]
         findings = [f for f, _ in found]
-        hidden = hidden_copies(findings) | repeated_moves(findings)
+        hidden = hidden_copies(findings) | second_hints(findings)
         shown = [
             presenter.diagnostic(f, hint, document.uri, document.index)
             for (f, _), hint in zip(found, hints, strict=True)

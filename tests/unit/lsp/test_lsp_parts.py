@@ -19,7 +19,7 @@ from gzguide.lsp import jsonrpc
 from gzguide.lsp.actions import Action, Analyze, ReadBaseline, Send
 from gzguide.lsp.diagnostics import Presenter
 from gzguide.lsp.documents import Document, path_of
-from gzguide.lsp.families import hidden_copies, repeated_moves
+from gzguide.lsp.families import hidden_copies, second_hints
 from gzguide.lsp.hover import archetype_pages, covering, parse_archetype_pages
 from gzguide.lsp.lifecycle import HANDLE, IGNORE, Exit, Lifecycle
 from gzguide.lsp.newcode import Baseline
@@ -452,23 +452,19 @@ def test_copies_are_shown_on_their_first_member() -> None:
     assert hidden_copies([pair[0], copy_hint(60, 5, kind="extract")]) == set()
 
 
-def test_one_move_on_two_hints_of_a_function_is_shown_once() -> None:
-    """A nesting and a complexity hint both proposing the one `elif` read as a duplicate,
-    with two code actions titled alike (a fresh review's fire ``docstrings``): the
-    complexity hint is kept; other moves, other functions and a census stay."""
-    nesting = msgspec.structs.replace(
-        copy_hint(10, 20, kind="else_if"), metric="lizard_nesting_depth"
-    )
-    complexity = copy_hint(10, 20, kind="else_if")
-    assert repeated_moves([nesting, complexity]) == {nesting}
-    assert repeated_moves([complexity, nesting]) == {nesting}
-    other = msgspec.structs.replace(nesting, move="another move")
+def test_a_definition_shows_one_hint_that_proposes_a_change() -> None:
+    """A nesting hint beside a complexity hint of one function read as a duplicate (a
+    fresh review's fire ``docstrings``): the complexity hint is kept, else the first;
+    a census, a module hint and other definitions are left alone."""
+    nesting = msgspec.structs.replace(copy_hint(10, 20, kind="else_if"), metric="x_nesting")
+    complexity = copy_hint(10, 20, kind="merge_ifs")
+    assert second_hints([nesting, complexity]) == {nesting}
+    assert second_hints([complexity, nesting]) == {nesting}
     census = msgspec.structs.replace(complexity, proposes=False, kind="census")
-    assert (
-        repeated_moves([other, complexity, census, msgspec.structs.replace(census, metric="x")])
-        == set()
-    )
+    assert second_hints([nesting, census]) == set()
+    module = msgspec.structs.replace(nesting, definition=False)
+    assert second_hints([module, msgspec.structs.replace(module, metric="y")]) == set()
     elsewhere = msgspec.structs.replace(complexity, start_line=30, end_line=35)
-    assert repeated_moves([complexity, elsewhere]) == set()
+    assert second_hints([complexity, elsewhere]) == set()
     two_others = [nesting, msgspec.structs.replace(nesting, metric="lizard_ccn")]
-    assert repeated_moves(two_others) == {two_others[1]}
+    assert second_hints(two_others) == {two_others[1]}

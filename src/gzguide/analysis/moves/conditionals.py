@@ -97,11 +97,25 @@ def _merged_text(keyword: str, node: ast.If, inner: ast.If) -> str:
 
 def _merge_reads_well(outer: ast.expr, inner: ast.expr) -> bool:
     """Whether one test of both reads as well as two: neither is an ``or`` (it would need
-    parentheses) nor spans lines, and together they fit a line."""
+    parentheses) nor spans lines, together they fit a line and are three tests at most
+    (``a and b and c and d`` flattens two cases into one list: a fresh review's
+    pickle ``encode_long``)."""
     tests = (outer, inner)
     if any(_is_or(t) or t.lineno != t.end_lineno for t in tests) or _debug_only(outer):
         return False
-    return len(render(ast.BoolOp(ast.And(), list(tests)))) <= MERGED_CHARS
+    merged = ast.BoolOp(ast.And(), list(tests))
+    return _operands(merged) <= MERGED_TESTS and len(render(merged)) <= MERGED_CHARS
+
+
+#: The most tests two merged ``if``s may have between them.
+MERGED_TESTS: Final = 3
+
+
+def _operands(test: ast.expr) -> int:
+    """How many tests an ``and`` of ``and``s joins."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return sum(map(_operands, test.values))
+    return 1
 
 
 def _debug_only(test: ast.expr) -> bool:
@@ -449,9 +463,19 @@ def _same_arms(stmt: Stmt, view: FunctionView) -> Move | None:
 def _same_arms_move(arms: list[ast.If]) -> Move | None:
     """The first two adjacent arms that run the same code, as a move."""
     for a, b in pairwise(arms):
-        if _same_body(a.body, b.body) and not (_unwritten_lines(a) or _unwritten_lines(b)):
+        if _same_body(a.body, b.body) and _arms_join_well(a, b):
             return _joined_arms(a, b)
     return None
+
+
+def _arms_join_well(a: ast.If, b: ast.If) -> bool:
+    """Whether one arm for both reads as well: neither holds a comment (see
+    :func:`_unwritten_lines`), and neither test spans lines (``not self.buffer or
+    (at_end and\n at_last)`` would be one test of three lines mixing two cases: a
+    fresh review's html5lib ``BufferedStream.read``)."""
+    if _unwritten_lines(a) or _unwritten_lines(b):
+        return False
+    return all(t.lineno == t.end_lineno for t in (a.test, b.test))
 
 
 def _joined_arms(a: ast.If, b: ast.If) -> Move:

@@ -27,6 +27,12 @@ def test_an_if_holding_only_an_if_merges() -> None:
     # `if __debug__:` is a block the compiler drops under -O, kept apart on purpose (the
     # eighth fresh review's imaplib, which nests its traces under it throughout).
     assert Kind.MERGE_IFS not in kinds(source.replace("if order.paid:", "if __debug__:"))
+    # Four tests in one `and` flatten two cases into one list (a fresh review's pickle
+    # `encode_long`); three still read as one.
+    three = source.replace("if line.ready:", "if line.ready and line.x:")
+    assert "`if order.paid and line.ready and line.x:`" in moves(three)
+    four = three.replace("if order.paid:", "if order.paid and order.y:")
+    assert Kind.MERGE_IFS not in kinds(four)
 
 
 def test_else_holding_only_an_if_is_elif() -> None:
@@ -155,6 +161,11 @@ def test_identical_adjacent_arms_join() -> None:
     # (a fresh review's threading `Barrier.reset`, two commented transitions).
     commented = source.replace("    elif x < 10:\n", "    elif x < 10:\n        # a digit\n")
     assert Kind.SAME_ARMS not in kinds(commented)
+    # A test over two lines would make one test of three, mixing two cases (a fresh
+    # review's html5lib `BufferedStream.read`).
+    spanning = source.replace("    elif x < 10:\n", "    elif (x < 10 and\n          x > 1):\n")
+    assert Kind.SAME_ARMS not in kinds(spanning)
+    assert Kind.SAME_ARMS in kinds(spanning.replace(" and\n          x > 1", " and x > 1"))
 
 
 def test_identical_arms_on_two_equal_values_are_one_in_test() -> None:
