@@ -49,6 +49,7 @@ from gzguide.analysis.facts.walk import FunctionView, parameter_names_of
 from gzguide.analysis.fixes.edits import Edit, Fix, Source
 from gzguide.analysis.fixes.registry import fixer
 from gzguide.analysis.moves.base import Move
+from gzguide.analysis.moves.extract import decorator_name
 from gzguide.analysis.moves.kinds import Kind
 
 #: Names whose use in a body reads its frame, its class cell or its locals: moved into
@@ -167,21 +168,12 @@ def _binding(node: ast.FunctionDef, owner: ast.ClassDef | None) -> str | None:
     """How the copy is called; None for a method that may not get its instance."""
     if owner is None:
         return "function"
-    names = [_decorator_name(d) for d in node.decorator_list]
+    names = [decorator_name(d) for d in node.decorator_list]
     if not [*node.args.posonlyargs, *node.args.args]:
         return None  # no parameter to call it on
     if names == ["classmethod"]:
         return "classmethod"
     return "method" if set(names) <= _PROPERTY_DECORATORS else None
-
-
-def _decorator_name(node: ast.expr) -> str:
-    """``x`` of ``@x``, ``@a.x`` or ``@x(...)``."""
-    if isinstance(node, ast.Call):
-        node = node.func
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return node.id if isinstance(node, ast.Name) else ""
 
 
 # -- what differs ----------------------------------------------------------------------
@@ -360,7 +352,7 @@ def _call_first(move: Move, pair: _Pair, source: Source) -> Fix | None:
     """The second copy's body as a call of the first."""
     first, second = pair.first, pair.second
     plain = [] if pair.binding != "classmethod" else ["classmethod"]
-    if [_decorator_name(d) for d in first.decorator_list] != plain:
+    if [decorator_name(d) for d in first.decorator_list] != plain:
         return None  # a decorated function is not its body
     if _bindings(source.tree, first.name) != 1:
         return None  # the name may not be this function when the copy runs

@@ -57,6 +57,7 @@ from gzguide.analysis.fixes.edits import Edit, Fix, Source
 from gzguide.analysis.fixes.registry import fixer, one_line, operand, statement_at
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.lookups import present_or_absent
 from gzguide.analysis.moves.syntax import extent, mentions, otherwise, reads_key, same_tree
 
 #: Whether a fix is safe (True), unsafe (False), or not to be made at all (None).
@@ -187,24 +188,15 @@ def _append_fix(move: Move, view: FunctionView, source: Source, stmt: Stmt) -> F
 def _appending(stmt: Stmt) -> tuple[_Lookup, ast.expr] | None:
     """The lookup and the item of ``if k in d: d[k].append(v) else: d[k] = [v]`` (or
     its arms the other way round under ``not in``)."""
-    match stmt.node:
-        case (
-            ast.If(
-                test=ast.Compare(left=key, ops=[ast.In()], comparators=[mapping]),
-                body=[present],
-                orelse=[absent],
-            )
-            | ast.If(
-                test=ast.Compare(left=key, ops=[ast.NotIn()], comparators=[mapping]),
-                body=[absent],
-                orelse=[present],
-            )
-        ):
-            item = _appended(present, key, mapping)
-            started = _started(absent, key, mapping)
-            # The move reads only that a one-item list is made: it must hold the item.
-            if item is not None and started is not None and same_tree(item, started):
-                return _Lookup(stmt, key, mapping), item
+    arms = present_or_absent(stmt.node)
+    if arms is None:
+        return None
+    key, mapping, present, absent = arms
+    item = _appended(present, key, mapping)
+    started = _started(absent, key, mapping)
+    # The move reads only that a one-item list is made: it must hold the item.
+    if item is not None and started is not None and same_tree(item, started):
+        return _Lookup(stmt, key, mapping), item
     return None
 
 

@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Final, NamedTuple
+from typing import Final
 
 from gzguide.analysis.facts.walk import FunctionView, target_names
 from gzguide.analysis.fixes.conditionals import rest_of_header, unwrapped_else
 from gzguide.analysis.fixes.edits import Edit, Fix, Pos, Source
 from gzguide.analysis.fixes.registry import fixer, seen_elsewhere, statement_at
 from gzguide.analysis.moves.base import Move
+from gzguide.analysis.moves.conditionals import OneOrMany, one_or_many_shape
 from gzguide.analysis.moves.kinds import Kind
 
 #: What may follow the loop's iterable on its header line: closing parentheses, the
@@ -67,27 +68,10 @@ _STRING_BINDERS: Final[dict[type[ast.AST], tuple[str, ...]]] = {
 }
 
 
-class _Shape(NamedTuple):
-    node: ast.If
-    value: str
-    item: str
-    loop: ast.For
-
-
-def _shape(node: ast.If) -> _Shape | None:
-    match node:
-        case ast.If(
-            test=ast.Call(func=ast.Name(id="isinstance"), args=[ast.Name(id=value), _]),
-            orelse=[ast.For(target=ast.Name(id=item), iter=ast.Name(id=looped), orelse=[]) as loop],
-        ) if looped == value:
-            return _Shape(node, value, item, loop)
-    return None
-
-
 @fixer(Kind.ONE_OR_MANY)
 def one_or_many(move: Move, view: FunctionView, source: Source) -> Fix | None:
     found = statement_at(view, move.span[0], ast.If)
-    shape = _shape(found[1]) if found is not None else None
+    shape = one_or_many_shape(found[1]) if found is not None else None
     if shape is None or not _fixable(view, source, shape):
         return None
     node, loop = shape.node, shape.loop
@@ -97,13 +81,13 @@ def one_or_many(move: Move, view: FunctionView, source: Source) -> Fix | None:
     return Fix(move.kind, "Make one a list", (_listed(source, shape), *unwrapped), safe=True)
 
 
-def _fixable(view: FunctionView, source: Source, shape: _Shape) -> bool:
+def _fixable(view: FunctionView, source: Source, shape: OneOrMany) -> bool:
     if source.binds("isinstance") or not _written_plainly(source, shape):
         return False
     return _names_kept(view, shape)
 
 
-def _listed(source: Source, shape: _Shape) -> Edit:
+def _listed(source: Source, shape: OneOrMany) -> Edit:
     """The edit that makes the arm's lines ``v = [v]``, in the arm's indentation."""
     body = shape.node.body
     first, last = body[0].lineno, body[-1].end_lineno or body[-1].lineno
@@ -111,7 +95,7 @@ def _listed(source: Source, shape: _Shape) -> Edit:
     return Edit((first, 0), (last, len(source.line(last))), text)
 
 
-def _written_plainly(source: Source, shape: _Shape) -> bool:
+def _written_plainly(source: Source, shape: OneOrMany) -> bool:
     """Whether the test and the loop's header are each on one line, the arm starts a
     line of its own after the test, and no comment is on the lines that go (the arm's
     and the ``else:``)."""
@@ -132,7 +116,7 @@ def _one_line_header(source: Source, loop: ast.For) -> bool:
     return _AFTER_ITER.match(source.line(loop.lineno)[source.end(loop.iter)[1] :]) is not None
 
 
-def _names_kept(view: FunctionView, shape: _Shape) -> bool:
+def _names_kept(view: FunctionView, shape: OneOrMany) -> bool:
     """Whether nothing but the code the move looked at can see ``v`` or ``x`` bound
     otherwise than before (see the module's notes)."""
     names = (shape.value, shape.item)
@@ -141,7 +125,7 @@ def _names_kept(view: FunctionView, shape: _Shape) -> bool:
     return not (_bound_unswapped(shape, names) or _read_unbound(view, shape.item))
 
 
-def _bound_unswapped(shape: _Shape, names: tuple[str, str]) -> bool:
+def _bound_unswapped(shape: OneOrMany, names: tuple[str, str]) -> bool:
     """Whether the arm or the loop's body binds one of ``names`` by a string field."""
     arms = [*shape.node.body, *shape.loop.body]
     return any(set(_strings_bound(n)) & set(names) for s in arms for n in ast.walk(s))

@@ -528,7 +528,7 @@ def _same_body(a: list[ast.stmt], b: list[ast.stmt]) -> bool:
     )
 
 
-class _OneOrMany(NamedTuple):
+class OneOrMany(NamedTuple):
     """``if isinstance(value, T): <one>`` with an ``else`` that is only ``for item in
     value: <each>``."""
 
@@ -538,26 +538,26 @@ class _OneOrMany(NamedTuple):
     loop: ast.For
 
 
-def _one_or_many(node: ast.stmt) -> _OneOrMany | None:
+def one_or_many_shape(node: ast.stmt) -> OneOrMany | None:
     match node:
         case ast.If(
             test=ast.Call(func=ast.Name(id="isinstance"), args=[ast.Name(id=value), _]),
             orelse=[ast.For(target=ast.Name(id=item), iter=ast.Name(id=looped), orelse=[]) as loop],
         ) if looped == value:
-            return _OneOrMany(node, value, item, loop)
+            return OneOrMany(node, value, item, loop)
     return None
 
 
 @statement_rule(Kind.ONE_OR_MANY, concern=Concern.SIZE, doc="one_or_many", on=(ast.If,))
 def _one_loop(stmt: Stmt, view: FunctionView) -> Move | None:
     """The ``if`` arm runs on one value what the loop of its ``else`` runs on each item."""
-    found = None if stmt.is_elif else _one_or_many(stmt.node)
+    found = None if stmt.is_elif else one_or_many_shape(stmt.node)
     if found is None or not _alike(found) or _read_after(view, stmt, found):
         return None
     return _one_loop_move(stmt, found)
 
 
-def _alike(found: _OneOrMany) -> bool:
+def _alike(found: OneOrMany) -> bool:
     """Whether the arm is the loop's body with the value for the item, each reading only
     its own, and the arm leaves no loop that the loop's body would leave instead."""
     one, each = found.node.body, found.loop.body
@@ -575,7 +575,7 @@ def _jumps_a_loop(statements: list[ast.stmt]) -> bool:
     return any(isinstance(n, ast.Break | ast.Continue) for s in statements for n in ast.walk(s))
 
 
-def _read_after(view: FunctionView, stmt: Stmt, found: _OneOrMany) -> bool:
+def _read_after(view: FunctionView, stmt: Stmt, found: OneOrMany) -> bool:
     """Whether the value is read after the ``if`` (it would be the list of one there), or
     the item outside its loop (the loop sets it; the arm does not)."""
     later = any(p > stmt.end for p in view.loads.get(found.value, ()))
@@ -606,7 +606,7 @@ def _loops_without_binding(node: ast.stmt, name: str) -> bool:
     return isinstance(node, ast.For | ast.AsyncFor | ast.While)
 
 
-def _one_loop_move(stmt: Stmt, found: _OneOrMany) -> Move:
+def _one_loop_move(stmt: Stmt, found: OneOrMany) -> Move:
     points = sum(s.points for s in stmt.blocks[0])
     less = f", {plural(points, 'point')} less" if points else ""
     value, item = found.value, found.item

@@ -411,7 +411,8 @@ def _raising_blocks(stmt: Stmt) -> Iterator[tuple[Pos, Pos]]:
             yield block[0].start, block[-1].end
 
 
-def _decorator_name(node: ast.expr) -> str:
+def decorator_name(node: ast.expr) -> str:
+    """``x`` of ``@x``, ``@a.x`` or ``@x(...)``."""
     if isinstance(node, ast.Call):
         node = node.func
     if isinstance(node, ast.Attribute):
@@ -666,7 +667,7 @@ class Examiner:
         self.closures = _closure_reads(view) if view.nested else {}
         self._bodies: dict[tuple[int, int], dict[str, list[tuple[Pos, Pos]]]] = {}
         self.yield_is_protocol = any(
-            _decorator_name(d) in _YIELD_PROTOCOLS for d in view.node.decorator_list
+            decorator_name(d) in _YIELD_PROTOCOLS for d in view.node.decorator_list
         )
 
     def examine(self, stmts: tuple[Stmt, ...]) -> Extraction | str:

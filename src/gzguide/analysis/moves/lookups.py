@@ -81,7 +81,21 @@ def _dict_get_move(stmt: Stmt, result: str, last: ast.stmt) -> Move:
 @statement_rule(Kind.SETDEFAULT, concern=Concern.COMPLEXITY, doc="setdefault", on=(ast.If,))
 def _setdefault(stmt: Stmt, view: FunctionView) -> Move | None:
     """``if k in d: d[k].append(v) else: d[k] = [v]`` (either order of arms)."""
-    match stmt.node:
+    arms = None if stmt.is_elif else present_or_absent(stmt.node)
+    if arms is None:
+        return None
+    key, mapping, present, absent = arms
+    item = _appended(present, key, mapping)
+    if item is not None and _starts_list(absent, key, mapping, item):
+        return _setdefault_move(stmt, key, mapping, item)
+    return None
+
+
+def present_or_absent(node: ast.stmt) -> tuple[ast.expr, ast.expr, ast.stmt, ast.stmt] | None:
+    """The key, the mapping and the one statement of each arm (for the key there, for
+    it missing) of ``if k in d: ... else: ...``, or of the ``not in`` test with the
+    arms the other way round."""
+    match node:
         case (
             ast.If(
                 test=ast.Compare(left=key, ops=[ast.In()], comparators=[mapping]),
@@ -93,10 +107,8 @@ def _setdefault(stmt: Stmt, view: FunctionView) -> Move | None:
                 body=[absent],
                 orelse=[present],
             )
-        ) if not stmt.is_elif:
-            item = _appended(present, key, mapping)
-            if item is not None and _starts_list(absent, key, mapping, item):
-                return _setdefault_move(stmt, key, mapping, item)
+        ):
+            return key, mapping, present, absent
     return None
 
 
