@@ -253,7 +253,32 @@ def _chain_move(
     view: FunctionView, stmt: Stmt, node: ast.If, params: frozenset[str]
 ) -> Move | None:
     chain = _one_subject(view, stmt, node, params)
-    return None if chain is None else _move_for(chain)
+    if chain is None or _tests_local_imports(chain):
+        return None
+    return _move_for(chain)
+
+
+def _tests_local_imports(chain: _Chain) -> bool:
+    """Whether a type chain tests a class of a module the function imports itself
+    (``import tables`` inside it, an optional dependency): handlers registered on that
+    type would need the import at module level (a fresh review's petl
+    ``_get_hdf5_table``, judged wrong)."""
+    if chain.kind != "type":
+        return False
+    local = _imported_names(chain.view)
+    return any(name in local for test, _, _ in chain.arms for name in _names_in(test))
+
+
+def _imported_names(view: FunctionView) -> set[str]:
+    found: set[str] = set()
+    for stmt in view.statements:
+        if isinstance(stmt.node, ast.Import | ast.ImportFrom):
+            found.update((a.asname or a.name).partition(".")[0] for a in stmt.node.names)
+    return found
+
+
+def _names_in(test: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
 
 
 def _move_for(chain: _Chain) -> Move | None:
@@ -262,7 +287,7 @@ def _move_for(chain: _Chain) -> Move | None:
         return _lookup_move(chain)
     if chain.kind == "value" or _mixed_type_chain(chain):
         return None  # choosing behaviour by a plain local's value: a parser's job, often
-    if chain.kind == "code" and _same_shapes(chain):
+    if chain.kind == "code" and _one_thing(chain):
         return _table_move(chain)
     return _handlers_move(chain)
 
@@ -277,6 +302,27 @@ def _maps_values(chain: _Chain) -> bool:
     """Whether every arm only produces a fixed value, on a subject other than a type (a
     dict keyed by type would miss the subclasses the ``isinstance`` tests accept)."""
     return chain.kind != "type" and all(value_arm(body) for body in chain.bodies)
+
+
+def _one_thing(chain: _Chain) -> bool:
+    """Whether every arm does the same thing with other values, to the same names."""
+    return _same_shapes(chain) and _same_targets(chain)
+
+
+def _same_targets(chain: _Chain) -> bool:
+    """Whether every arm sets the same names: arms that each set another variable
+    (``headers = ...``, ``uri = ...``, ``body = ...``) do no one thing a table of
+    values could say (a fresh review's oauthlib ``_add_bearer_token``, judged wrong)."""
+    return len({frozenset(_stored(body)) for body in chain.bodies}) == 1
+
+
+def _stored(body: list[ast.stmt]) -> set[str]:
+    return {
+        n.id
+        for stmt in body
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
 
 
 def _same_shapes(chain: _Chain) -> bool:

@@ -53,6 +53,14 @@ def test_an_isinstance_chain_is_a_switch_on_type() -> None:
     assert Kind.DISPATCH_TABLE not in kinds(tagged)
     guarded = longest.replace("isinstance(node, Link)", "isinstance(node, Link) and node.url")
     assert Kind.DISPATCH_TABLE not in kinds(guarded)
+    # A class of a module the function imports itself (an optional dependency) cannot
+    # be registered on at module level (a fresh review's petl `_get_hdf5_table`).
+    local = longest.replace(
+        "    def render(node):\n", "    def render(node):\n        import marks\n"
+    )
+    assert Kind.DISPATCH_TABLE in kinds(local)
+    optional = local.replace("isinstance(node, Bold)", "isinstance(node, marks.Bold)")
+    assert Kind.DISPATCH_TABLE not in kinds(optional)
 
 
 def test_a_tag_ladder_is_a_switch_on_type() -> None:
@@ -203,6 +211,12 @@ def test_a_code_whose_arms_differ_only_in_values_is_a_table() -> None:
     assert f.kind == Kind.TABLE_OF_CASES
     assert f.archetype == "primitive_obsession"
     assert "do the same thing with other values" in f.move
+    # Arms that each set another name do no one thing a table of values says (a fresh
+    # review's oauthlib `_add_bearer_token`: headers, uri or body).
+    others = source.replace("cls = find_formatter", "kind = find_formatter").replace(
+        "{cls.name} formatter", "{kind.name} formatter"
+    )
+    assert Kind.TABLE_OF_CASES not in kinds(others)
 
 
 def test_the_name_a_special_method_is_asked_for_is_no_code() -> None:
