@@ -35,6 +35,9 @@ class KeywordLines:
     #: The lines of a comment that says the code is written for speed (``# Explicit
     #: loop for performance reasons.``): a rewrite that reads better may run slower.
     tuned: frozenset[int] = frozenset()
+    #: How many times the module writes an ``else:`` right after a branch that leaves
+    #: (``return``, ``raise``, ``continue``, ``break``): many, and it is the house style.
+    elses_after_leaving: int = 0
 
     def boolop_line(self, word: str, left_end: int, right_start: int) -> int:
         """The line of the ``word`` between an operand ending on ``left_end`` and the
@@ -64,7 +67,33 @@ def keyword_lines(text: str) -> KeywordLines:
     """Find the keyword lines of ``text`` (strings and comments may match too: a
     lookup only asks about lines between the two parts of one construct, where no
     string can be)."""
-    return KeywordLines(_leading_lines(text), _trailing_lines(text), _tuned_lines(text))
+    return KeywordLines(
+        _leading_lines(text), _trailing_lines(text), _tuned_lines(text), _elses_after(text)
+    )
+
+
+#: The first words of a line that leaves its block.
+_LEAVING: Final = ("return", "raise", "continue", "break")
+
+
+def _elses_after(text: str) -> int:
+    """How many ``else:`` lines follow a leaving line written further in (a line's text
+    only: a string that looks like one may count, which only makes the style seem
+    commoner)."""
+    count, before = 0, (0, "")
+    for line in text.splitlines():
+        code = line.strip()
+        if not code or code.startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if code.startswith("else") and _leaves_above(before, indent):
+            count += 1
+        before = (indent, code)
+    return count
+
+
+def _leaves_above(before: tuple[int, str], indent: int) -> bool:
+    return before[0] > indent and before[1].startswith(_LEAVING)
 
 
 #: A comment that speaks of speed: its ``#``, then one of the words.

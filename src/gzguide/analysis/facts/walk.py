@@ -179,6 +179,8 @@ class FunctionView:
     declared: frozenset[str] = frozenset()
     #: The lines in it (or right above it) of a comment saying it is written for speed.
     tuned: frozenset[int] = frozenset()
+    #: How many times its module writes an ``else:`` after a branch that leaves.
+    elses_after_leaving: int = 0
     _by_node: dict[int, Stmt] = field(default_factory=dict)
     _jump_positions: list[Pos] = field(default_factory=list)
 
@@ -868,4 +870,5 @@ def view_of(fn: FunctionNode, keywords: KeywordLines = NO_KEYWORDS) -> FunctionV
         max_depth=walker.max_depth,
         declared=frozenset(walker.declared),
         tuned=frozenset(n for n in keywords.tuned if fn.lineno - 1 <= n <= _end_line(fn)),
+        elses_after_leaving=keywords.elses_after_leaving,
     )
