@@ -21,6 +21,7 @@ from gzguide.analysis.fixes.planner import Offered, fix_text
 from gzguide.analysis.policy.thresholds import Thresholds
 from gzguide.analysis.source import decode_source, read_source_bytes
 from gzguide.gate.command import active_table
+from gzguide.pyfloor import oldest_python
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ def _fixed(shown: str, real: str, table: Thresholds, args: argparse.Namespace) -
     if text is None or text.encode() != data:
         print(f"gz: {shown}: not UTF-8 Python text; left as it is", file=sys.stderr)
         return None
-    after, made = fix_text(text, table, args.select, args.unsafe_fixes)
+    after, made = fix_text(text, table, args.select, args.unsafe_fixes, oldest_python(real))
     return _Fixed(shown, real, text, after, made)
 
 

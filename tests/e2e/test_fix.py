@@ -55,3 +55,29 @@ def test_select_keeps_the_hints_of_other_metrics_unfixed(tmp_path: Path) -> None
     (tmp_path / "m.py").write_text(SEARCH)
     done = gz("--select", "lizard_nloc", "--diff", "m.py", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, "")
+
+
+#: A `while True` that reads and stops: its fix writes `:=`, which needs Python 3.8.
+READS = """\
+def copy(src, dst, size, a, b):
+    if a:
+        print(a)
+    if b:
+        print(b)
+    while True:
+        chunk = src.read(size)
+        if not chunk:
+            break
+        dst.write(chunk)
+"""
+
+
+def test_no_fix_writes_syntax_older_pythons_the_project_supports_lack(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nrequires-python = ">=3.7"\n')
+    (tmp_path / "m.py").write_text(READS)
+    done = gz("m.py", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "0 fixes made in 0 of 1 files\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nrequires-python = ">=3.8"\n')
+    made = gz("m.py", cwd=tmp_path)
+    assert made.stdout.endswith("1 fix made in 1 of 1 files\n"), made.stdout
+    assert "while chunk := src.read(size):" in (tmp_path / "m.py").read_text()

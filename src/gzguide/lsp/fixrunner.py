@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gzguide.analysis.fixes.document import NO_FIXES, DocumentFixes, document_fixes
+from gzguide.pyfloor import oldest_python
 
 if TYPE_CHECKING:
     from gzguide.analysis.policy.thresholds import Thresholds
@@ -39,6 +40,9 @@ class FixJob:
     thresholds: Thresholds
     unsafe: bool
     done: FixesDone
+    #: The document's file: its project's metadata says which Pythons the fixes may
+    #: write for (read on the thread, never on the loop).
+    path: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +56,9 @@ class _Finished:
 def work_out(job: FixJob) -> _Finished:
     """The job's fixes; a failure costs this one answer, never the session."""
     try:
-        return _Finished(job, document_fixes(job.text, job.thresholds, job.unsafe), None)
+        oldest = oldest_python(job.path) if job.path else None
+        fixes = document_fixes(job.text, job.thresholds, job.unsafe, oldest)
+        return _Finished(job, fixes, None)
     except Exception as exc:
         return _Finished(job, NO_FIXES, repr(exc))
 

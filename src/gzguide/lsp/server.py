@@ -161,7 +161,7 @@ class LspServer:
             self.perform(self.session.fixes_ready(job.uri, job.ticket, fixes, time.monotonic()))
 
         table = self.service.thresholds.current()
-        self.fixes.submit(FixJob(job.text, table, job.unsafe, done))
+        self.fixes.submit(FixJob(job.text, table, job.unsafe, done, job.path))
 
 
 def serve_lsp(

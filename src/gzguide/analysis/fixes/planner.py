@@ -18,6 +18,7 @@ from gzguide.analysis.facts.file import FileFacts
 from gzguide.analysis.facts.lines import text_lines
 from gzguide.analysis.facts.parsed import parse_module
 from gzguide.analysis.facts.scopes import Scope
+from gzguide.analysis.facts.versions import Version
 from gzguide.analysis.facts.walk import FunctionView
 from gzguide.analysis.fixes import (  # noqa: F401 (registers)
     booleans,
@@ -49,7 +50,7 @@ from gzguide.analysis.model import Finding
 from gzguide.analysis.moves.base import Move
 from gzguide.analysis.moves.catalog import function_moves
 from gzguide.analysis.moves.copies import copied_function
-from gzguide.analysis.moves.kinds import Kind
+from gzguide.analysis.moves.kinds import SINCE, Kind
 from gzguide.analysis.policy.thresholds import Thresholds
 
 log = logging.getLogger(__name__)
@@ -107,15 +108,27 @@ def _facts(measured: Measured) -> FileFacts:
 class _File:
     """One version of a file, measured once, as its fixes need it."""
 
-    def __init__(self, text: str, measured: Measured) -> None:
+    def __init__(self, text: str, measured: Measured, oldest: Version | None = None) -> None:
         self.text = text
         self.measured = measured
+        #: The oldest Python the file's project supports, when known.
+        self.oldest = oldest
         self.source = Source(text, measured.tree)
         self.facts = _facts(measured)
         self.values = definition_values(measured)
         self.keys = _keys(measured.scopes)
         #: No fix may write a line longer than this: the file's longest, or 79.
         self.widest = max(LINE_CHARS, _longest_line(text))
+
+    def _fixer(self, finding: Finding) -> Fixer | None:
+        return _fixer_of(finding) if self._supported(finding) else None
+
+    def _supported(self, finding: Finding) -> bool:
+        """Whether the fix's syntax runs on every Python the file's project supports."""
+        if not _too_new(finding.kind, self.oldest):
+            return True
+        log.info("fix_rejected kind=%s line=%d why=older_python", finding.kind, finding.start_line)
+        return False
 
     def scope_of(self, finding: Finding) -> Scope | None:
         for scope in self.measured.scopes:
@@ -128,7 +141,7 @@ class _File:
 
     def offer(self, finding: Finding) -> Offered | None:
         scope = self.scope_of(finding)
-        make = _fixer_of(finding)
+        make = self._fixer(finding)
         if scope is None or make is None:
             return None
         view = self.facts.view(scope)
@@ -168,6 +181,13 @@ class _File:
         was, now = self.values[where], after[where]
         metric = _changed_metric(was, now, finding.metric)
         return Offered(fix, finding, where[0], was[metric], now[metric], metric)
+
+
+def _too_new(kind: str, oldest: Version | None) -> bool:
+    """Whether the fix of ``kind`` writes syntax the project's oldest Python lacks (a
+    kind is its :class:`Kind`'s value, as a hint names it)."""
+    needed = SINCE.get(Kind(kind)) if kind in _KINDS else None
+    return needed is not None and oldest is not None and oldest < needed
 
 
 #: The longest line a fix may write in a file whose lines are all shorter: PEP 8's
@@ -229,35 +249,49 @@ def _the_move(moves: list[Move], finding: Finding) -> Move | None:
 
 
 def file_fixes(
-    text: str, thresholds: Thresholds, metrics: Collection[str] | None = None
+    text: str,
+    thresholds: Thresholds,
+    metrics: Collection[str] | None = None,
+    oldest: Version | None = None,
 ) -> list[Offered]:
-    """The verified fixes of the hints of ``text`` (of ``metrics`` only, when given)."""
+    """The verified fixes of the hints of ``text`` (of ``metrics`` only, when given);
+    none that writes syntax newer than ``oldest``, the oldest Python its project
+    supports, when known."""
     module = parse_module(text.encode())
     if module is None:
         return []
     try:
-        return _fixes(text, measure(module), thresholds, metrics)
+        return _fixes(text, measure(module), thresholds, metrics, oldest)
     except RecursionError:
         return []
 
 
 def _fixes(
-    text: str, measured: Measured, thresholds: Thresholds, metrics: Collection[str] | None
+    text: str,
+    measured: Measured,
+    thresholds: Thresholds,
+    metrics: Collection[str] | None,
+    oldest: Version | None,
 ) -> list[Offered]:
     findings = evaluate(measured, thresholds).findings
-    file = _File(text, measured)
+    file = _File(text, measured, oldest)
     found = (file.offer(f) for f in findings if metrics is None or f.metric in metrics)
     return [o for o in found if o is not None]
 
 
 def fix_text(
-    text: str, thresholds: Thresholds, metrics: Collection[str] | None = None, unsafe: bool = False
+    text: str,
+    thresholds: Thresholds,
+    metrics: Collection[str] | None = None,
+    unsafe: bool = False,
+    oldest: Version | None = None,
 ) -> tuple[str, list[Offered]]:
     """``text`` with every fix made that is allowed (safe ones, or all when ``unsafe``),
     one at a time until none is left; and the fixes made, in order."""
     made: list[Offered] = []
     for _ in range(MAX_ROUNDS):
-        allowed = [o for o in file_fixes(text, thresholds, metrics) if unsafe or o.fix.safe]
+        found = file_fixes(text, thresholds, metrics, oldest)
+        allowed = [o for o in found if unsafe or o.fix.safe]
         if not allowed:
             break
         made.append(allowed[0])
