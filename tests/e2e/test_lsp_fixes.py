@@ -84,7 +84,7 @@ async def test_a_quick_fix_applied_changes_the_diagnostics(
     uri = (tmp_path / "m.py").as_uri()
     open_document(client, uri, SEARCH, version=1)
     before = await published(client, uri, 1)
-    assert [d.message.split(". ", 1)[1][:8] for d in before.diagnostics] == ["The loop"]
+    assert [d.message[:8] for d in before.diagnostics] == ["The loop"]  # the move leads
 
     (action,) = await code_actions(client, uri, line=0)
     assert action.title == "Use any(): radon_cc 5 -> 4"

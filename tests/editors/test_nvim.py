@@ -122,7 +122,7 @@ def expected(path: Path, text: str, census_on: set[int]) -> list[dict[str, Any]]
                 "col": at["start"]["character"],
                 "end_col": at["end"]["character"],
                 "severity": severity(h),
-                "message": f"{h['doctrinal_frame_headline']}. {h['recommended_move']}",
+                "message": f"{h['recommended_move']} {h['doctrinal_frame_headline']}.",
                 "source": "gzguide",
             }
         )

@@ -158,7 +158,7 @@ def marks(path: Path, text: str, census_on: set[int]) -> dict[str, list[str]]:
         start = name_range(hint, lines, "utf-16")["start"]
         kind, listed = KINDS[severity(hint)]
         squiggles.append(f"{kind}@{start['line'] + 1}")
-        message = f"{hint['doctrinal_frame_headline']}. {hint['recommended_move']}"
+        message = f"{hint['recommended_move']} {hint['doctrinal_frame_headline']}."
         if listed:
             problems.append(f"{listed}@{start['line'] + 1}:{start['character'] + 1} {message}")
     return {"squiggles": sorted(squiggles), "problems": sorted(problems)}

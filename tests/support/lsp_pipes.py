@@ -140,7 +140,7 @@ def expected_diagnostics(
                 "severity": severity(hint),
                 "code": hint["metric"],
                 "source": "gzguide",
-                "message": f"{hint['doctrinal_frame_headline']}. {hint['recommended_move']}",
+                "message": f"{hint['recommended_move']} {hint['doctrinal_frame_headline']}.",
                 "data": hint,
             }
         )

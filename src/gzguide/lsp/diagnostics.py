@@ -13,7 +13,7 @@ Each shown hint becomes one diagnostic:
   advice, and a value at or past warn gets no hint at all;
 * ``code``: the metric, with ``codeDescription.href`` the section of the hints page
   that explains the move (:mod:`gzguide.lsp.pages`); ``source``: ``gzguide``;
-* ``message``: the headline and the recommended move, one line;
+* ``message``: the recommended move, then the headline, one line;
 * ``relatedInformation`` (for a client that takes it): the places the move names,
   each with a few words: the lines it changes, a copy, the comment naming a block,
   the census's decision points;
@@ -66,7 +66,10 @@ def name_range(finding: Finding, index: LineIndex, encoding: str) -> Range:
 
 
 def message_of(hint: Hint) -> str:
-    return f"{hint.doctrinal_frame_headline}. {hint.recommended_move}"
+    """The move, then the headline: what to do is what an editor's line should lead
+    with (three fresh reviews in a row read the band's words first, on short
+    functions, as alarm where the rewrite was the worth)."""
+    return f"{hint.recommended_move} {hint.doctrinal_frame_headline}."
 
 
 class Presenter:
