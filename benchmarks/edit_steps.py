@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.buffers import buffer_module, edit_in_memory
+from gzguide import collector
 from gzguide.analysis.engine import evaluate, measure
 from gzguide.analysis.facts.keywords import keyword_lines
 from gzguide.analysis.facts.parsed import ParsedModule, parse_module
@@ -118,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--profile", type=int, default=0)
     args = parser.parse_args(argv)
+    collector.tune()  # as a worker's (gzguide.collector): what it runs is measured
     rng = random.Random(21)
     with tempfile.TemporaryDirectory() as tmp:
         module = buffer_module(Path(tmp) / "buffer.py")

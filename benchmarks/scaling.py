@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from benchmarks.corpus import near_copy_module
+from gzguide import collector
 
 #: The seed of every module of the sweep (the text depends on the size too).
 SEED = 21
@@ -78,6 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--iterations", type=int, default=5)
     args = parser.parse_args(argv)
+    collector.tune()  # as a worker's (gzguide.collector): what it runs is measured
     sizes = [int(s) for s in args.sizes.split(",")]
     measure_size(200, 1)  # unmeasured: imports and first-call costs
     first: float | None = None

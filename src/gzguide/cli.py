@@ -35,6 +35,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from gzguide import collector
+
 if TYPE_CHECKING:
     from gzguide.service import AnalysisService
     from gzguide.workers import Backend
@@ -262,6 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if not getattr(args, "server", False) and not getattr(args, "lsp", False):
         _quiet_broken_pipe()
+    collector.tune()  # every command analyzes code in this process, or starts a server
     return _COMMANDS[args.tool, args.command](args)
 
 

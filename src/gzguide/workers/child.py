@@ -19,6 +19,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from gzguide import collector
+
 if TYPE_CHECKING:
     from gzguide.analysis.policy.thresholds import Thresholds
     from gzguide.workers.analyst import Analyst
@@ -158,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse_args(sys.argv[1:] if argv is None else argv)
     _die_with_parent(args.parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the frontend decides when we stop
+    collector.tune()
 
     from gzguide import logs
     from gzguide.workers.analyst import Analyst
