@@ -14,6 +14,7 @@ from benchmarks import buffers, lsp_change, scenarios
 from benchmarks.harness import Bench, BenchmarkError, Progress, Row
 from benchmarks.plan import Plan
 from benchmarks.report import write_all
+from gzguide import collector
 
 #: The scenarios that share the long-lived server, in the order they run.
 SHARED: Final = (
@@ -98,6 +99,8 @@ def run(
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Floors measured in this process run as a worker runs (gzguide.collector).
+    collector.tune()
     plan = Plan.quick_plan() if args.quick else Plan.full()
     progress = Progress()
     progress.say(f"gzguide benchmarks ({'quick' if plan.quick else 'full'} run) -> {args.out}/")
