@@ -42,3 +42,14 @@ def test_without_a_keyword_line_the_operand_is_cited() -> None:
     found = keyword_lines("")
     assert found.boolop_line("and", 3, 5) == 5
     assert found.else_line(3, 5) == 5
+
+
+def test_elses_after_a_leaving_branch_are_counted_by_their_words() -> None:
+    text = (
+        "def f(x):\n"
+        "    if x:\n        return 1\n    else:\n        pass\n"  # counted
+        "    if x:\n        returned = 1\n    else:\n        pass\n"  # `returned` stays
+        "    if x:\n        return\n    elsewhere = 2\n"  # `elsewhere` is no else
+        "    for a in x:\n        if a:\n            break\n        else :\n            pass\n"
+    )
+    assert keyword_lines(text).elses_after_leaving == 2

@@ -72,8 +72,10 @@ def keyword_lines(text: str) -> KeywordLines:
     )
 
 
-#: The first words of a line that leaves its block.
-_LEAVING: Final = ("return", "raise", "continue", "break")
+#: An ``else:`` line (not ``elsewhere = ...``).
+_ELSE: Final = re.compile(r"else\s*:")
+#: A line that leaves its block (not ``returned = ...``).
+_LEAVING: Final = re.compile(r"(?:return|raise|continue|break)\b(?!\s*=[^=])")
 
 
 def _elses_after(text: str) -> int:
@@ -86,14 +88,14 @@ def _elses_after(text: str) -> int:
         if not code or code.startswith("#"):
             continue
         indent = len(line) - len(line.lstrip())
-        if code.startswith("else") and _leaves_above(before, indent):
+        if _ELSE.match(code) and _leaves_above(before, indent):
             count += 1
         before = (indent, code)
     return count
 
 
 def _leaves_above(before: tuple[int, str], indent: int) -> bool:
-    return before[0] > indent and before[1].startswith(_LEAVING)
+    return before[0] > indent and _LEAVING.match(before[1]) is not None
 
 
 #: A comment that speaks of speed: its ``#``, then one of the words.
