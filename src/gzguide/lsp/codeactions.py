@@ -62,7 +62,7 @@ def _fix_all_wanted(only: list[str] | None, count: int, quick: int) -> bool:
 def distinct(offers: list[Offered]) -> list[Offered]:
     """One offer per change: two hints of a function carrying one move have one fix,
     offered once, for the ``radon_cc`` hint when it is one of them (the diagnostic the
-    editor shows; see :func:`gzguide.lsp.families.repeated_moves`)."""
+    editor shows; see :func:`gzguide.lsp.families.second_hints`)."""
     first: dict[tuple[Edit, ...], Offered] = {}
     for offered in sorted(offers, key=lambda o: o.finding.metric != "radon_cc"):
         first.setdefault(offered.fix.edits, offered)
