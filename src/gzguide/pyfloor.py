@@ -38,27 +38,14 @@ def _floor_of(folder: str) -> Version | None:
     # Cached per folder for the life of the process: a project's supported Pythons
     # change with a release, not while a file is being edited.
     while True:
-        found = _project_floor(folder)
-        if found is not _NO_PROJECT:
-            return found if isinstance(found, tuple) else None
+        here = _metadata_files(folder)
+        if here:  # the nearest project decides, whether or not it names a version
+            spec = _first_spec(here)
+            return floor_of_spec(spec) if spec else None
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
         folder = parent
-
-
-#: What a folder without any of the metadata files gives.
-_NO_PROJECT: Final = "none"
-
-
-def _project_floor(folder: str) -> Version | str | None:
-    """The floor the folder's metadata names, None for a project that names none, and
-    :data:`_NO_PROJECT` for a folder that is no project."""
-    here = _metadata_files(folder)
-    if not here:
-        return _NO_PROJECT
-    spec = _first_spec(here)
-    return floor_of_spec(spec) if spec else None
 
 
 def _metadata_files(folder: str) -> list[tuple[str, Callable[[str], str | None]]]:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.fixable import FIXED, SEARCH, YIELDS
+from support.fixable import FIXED, READS, SEARCH, YIELDS
 
 
 def gz(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -55,21 +55,6 @@ def test_select_keeps_the_hints_of_other_metrics_unfixed(tmp_path: Path) -> None
     (tmp_path / "m.py").write_text(SEARCH)
     done = gz("--select", "lizard_nloc", "--diff", "m.py", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, "")
-
-
-#: A `while True` that reads and stops: its fix writes `:=`, which needs Python 3.8.
-READS = """\
-def copy(src, dst, size, a, b):
-    if a:
-        print(a)
-    if b:
-        print(b)
-    while True:
-        chunk = src.read(size)
-        if not chunk:
-            break
-        dst.write(chunk)
-"""
 
 
 def test_no_fix_writes_syntax_older_pythons_the_project_supports_lack(tmp_path: Path) -> None:

@@ -36,3 +36,18 @@ def each(xs, ys, zs):
     for x in xs:
         yield x
 """
+
+#: A `while True` that reads and stops: its fix (walrus_loop) writes `:=`, which needs
+#: Python 3.8.
+READS = """\
+def copy(src, dst, size, a, b):
+    if a:
+        print(a)
+    if b:
+        print(b)
+    while True:
+        chunk = src.read(size)
+        if not chunk:
+            break
+        dst.write(chunk)
+"""

@@ -4,28 +4,14 @@ a fix writing newer syntax would break the import on a Python the project suppor
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from gzguide.analysis.fixes.planner import file_fixes, fix_text
 from gzguide.pyfloor import floor_of_spec, oldest_python
+from support.fixable import READS
 from support.moves import OPEN
-
-#: A `while True` loop that reads and stops: its fix writes `:=` (Python 3.8).
-READS = textwrap.dedent("""
-    def copy(src, dst, size, a, b):
-        if a:
-            print(a)
-        if b:
-            print(b)
-        while True:
-            chunk = src.read(size)
-            if not chunk:
-                break
-            dst.write(chunk)
-""")
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final, Protocol
 
-from gzguide import __version__, collector
+from gzguide import __version__
 from gzguide.rpc.loop import Loop
 from gzguide.rpc.stdio import OutputClosed
 
@@ -81,7 +81,6 @@ def run_front_end(
     returns the process exit status. The caller installs the SIGTERM handler first."""
     if idle is not None:
         server.loop.idle = idle
-    collector.tune()  # `--workers 0` analyzes here
     gc.freeze()  # what start-up loaded lives for good: keep it out of every collection
     try:
         reason, code = run()

@@ -220,8 +220,8 @@ def test_the_short_else_of_an_if_ending_the_function_goes_first() -> None:
     assert "short case" not in moves(source.replace('self.element("dict")', "yield None"))
 
 
-def test_a_loop_alone_under_an_else_after_a_return_moves_out() -> None:
-    source = """
+#: An `else` after a return, holding a loop and ten lines of code: a no_else move.
+CONTAINS = """
     def contains(self, item):
         if self.complete:
             return item in self.cache
@@ -238,6 +238,10 @@ def test_a_loop_alone_under_an_else_after_a_return_moves_out() -> None:
                     return False
         return False
     """
+
+
+def test_a_loop_alone_under_an_else_after_a_return_moves_out() -> None:
+    source = CONTAINS
     assert Kind.NO_ELSE in kinds(source)
     assert (
         "The `if` on line 3 ends in a `return`, so its `else` is not needed: "
@@ -266,23 +270,7 @@ def test_a_loop_alone_under_an_else_after_a_return_moves_out() -> None:
 def test_an_else_after_a_return_the_module_writes_throughout_stays() -> None:
     """cssutils' serializer writes `if not x: return '' else:` in 22 functions; five,
     over the size, were flagged: an inconsistency to make (a fresh review)."""
-    source = """
-    def contains(self, item):
-        if self.complete:
-            return item in self.cache
-        else:
-            for i in self:
-                note(0)
-                note(1)
-                note(2)
-                note(3)
-                note(4)
-                if i == item:
-                    return True
-                elif i > item:
-                    return False
-        return False
-    """
+    source = CONTAINS
     short = "\ndef f{n}(x):\n    if not x:\n        return ''\n    else:\n        return x\n"
     four = textwrap.dedent(source) + "".join(short.format(n=n) for n in range(3))
     assert Kind.NO_ELSE in kinds(four)  # with its own: four in the module
