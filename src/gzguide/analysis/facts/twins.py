@@ -578,9 +578,24 @@ def _shape_token(x: object, pending: list[object]) -> object:
         pending.extend(reversed(x))
         return ("list", len(x))
     if isinstance(x, ast.AST):
-        pending.extend(reversed([getattr(x, f, None) for f in x._fields if f not in _SKIPPED]))
-        return type(x)
+        kind = type(x)
+        pending.extend([getattr(x, f, None) for f in _compared_fields(kind)])
+        return kind
     return ("value", x)
+
+
+def _compared_fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    """A node type's fields that a comparison walks, last first (the order they are
+    pushed to be walked in), worked out once per type."""
+    found = _FIELDS_BY_TYPE.get(kind)
+    if found is None:
+        found = _FIELDS_BY_TYPE[kind] = tuple(
+            reversed([f for f in kind._fields if f not in _SKIPPED])
+        )
+    return found
+
+
+_FIELDS_BY_TYPE: dict[type[ast.AST], tuple[str, ...]] = {}
 
 
 def _lowest(mask: int) -> int:

@@ -268,6 +268,16 @@ def _candidates(view: FunctionView) -> list[tuple[Stmt, ...]]:
     return found
 
 
+def _distinct_blocks(view: FunctionView, min_points: int) -> Iterator[tuple[Stmt, ...]]:
+    """The candidates holding ``min_points`` or more, each span once (its first time)."""
+    seen: set[tuple[int, int]] = set()
+    for stmts in _candidates(view):
+        span = (stmts[0].line, stmts[-1].end_line)
+        if span not in seen and sum(s.points for s in stmts) >= min_points:
+            seen.add(span)
+            yield stmts
+
+
 def _without_docstring(body: list[Stmt]) -> list[Stmt]:
     """The function's body but its docstring, which stays with the function."""
     return body[1:] if body and _is_docstring(body[0].node) else body
@@ -571,15 +581,15 @@ def stack_calls(tree: ast.Module) -> frozenset[str]:
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement of ``body`` and of the blocks nested in it, at any depth (an
-    import is a statement: the expressions around need no visit)."""
-    for stmt in body:
+    import is a statement: the expressions around need no visit), in no set order."""
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
         yield stmt
         for field in _BLOCK_FIELDS:
-            yield from _statements(getattr(stmt, field, []))
-        for handler in getattr(stmt, "handlers", ()):
-            yield from _statements(handler.body)
-        for case in getattr(stmt, "cases", ()):
-            yield from _statements(case.body)
+            stack.extend(getattr(stmt, field, ()))
+        for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+            stack.extend(part.body)
 
 
 #: The fields of a statement that hold a block of statements.
@@ -650,11 +660,15 @@ class Examiner:
     """Checks blocks of one function against the preconditions (each block once)."""
 
     def __init__(
-        self, view: FunctionView, is_method: bool, stack_calls: frozenset[str] = STACK_CALLS
+        self,
+        view: FunctionView,
+        is_method: bool,
+        stack_calls: frozenset[str] | Callable[[], frozenset[str]] = STACK_CALLS,
     ) -> None:
         self.view = view
-        #: The calls that read the caller's stack, as the module spells them.
-        self.stack_calls = stack_calls
+        #: The calls that read the caller's stack, as the module spells them (or how to
+        #: find them: a walk of the module, made only if a block gets that far).
+        self._stack_calls = stack_calls
         #: Whether a block that yields can move into a generator the function delegates
         #: to: an async generator cannot (``yield from`` is a syntax error there).
         self.delegates = not isinstance(view.node, ast.AsyncFunctionDef)
@@ -670,6 +684,11 @@ class Examiner:
             decorator_name(d) in _YIELD_PROTOCOLS for d in view.node.decorator_list
         )
 
+    @cached_property
+    def stack_calls(self) -> frozenset[str]:
+        found = self._stack_calls
+        return found if isinstance(found, frozenset) else found()
+
     def examine(self, stmts: tuple[Stmt, ...]) -> Extraction | str:
         key = (stmts[0].line, stmts[0].node.col_offset, stmts[-1].end_line)
         found = self._verdicts.get(key)
@@ -678,16 +697,14 @@ class Examiner:
             self._verdicts[key] = found
         return found
 
-    def extractions(self, min_points: int = 0) -> list[Extraction]:
-        """Every block holding ``min_points`` or more that can move into a helper as it is."""
+    def extractions(
+        self, min_points: int = 0, wanted: Callable[[tuple[Stmt, ...]], bool] = bool
+    ) -> list[Extraction]:
+        """Every block holding ``min_points`` or more that can move into a helper as it is
+        (of those ``wanted`` says yes to, asked before the block is examined)."""
         out: list[Extraction] = []
-        seen: set[tuple[int, int]] = set()
-        for stmts in _candidates(self.view):
-            span = (stmts[0].line, stmts[-1].end_line)
-            if span in seen or sum(s.points for s in stmts) < min_points:
-                continue
-            seen.add(span)
-            found = self.examine(stmts)
+        for stmts in _distinct_blocks(self.view, min_points):
+            found = self.examine(stmts) if wanted(stmts) else None
             if isinstance(found, Extraction):
                 out.append(found)
         return out

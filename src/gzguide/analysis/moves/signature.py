@@ -101,13 +101,20 @@ def _flag_split(scope: Scope, facts: FileFacts, named: list[str]) -> Move | None
     assert not isinstance(node, ast.ClassDef)
     body_lines = max(scope.end_line - node.body[0].lineno + 1, 1)
     for flag in sorted(_flag_defaults(node) & set(named)):
-        # From the statements alone: the ifs that test the flag, and how much they hold;
-        # only then the walk: the flag must be read nowhere else; last, the callers.
-        tests = _tests_of(node.body, flag)
-        placed = _at_the_top(tests, node.body) and _selects_enough(tests, body_lines)
+        # From the body's own statements first (the tests must all be there, and hold
+        # enough of it), then every statement: none deeper may test the flag; only then
+        # the walk: the flag must be read nowhere else; last, the callers.
+        tests = _top_tests(node.body, flag)
+        placed = _selects_enough(tests, body_lines) and _tests_of(node.body, flag) == tests
         if placed and _only_chooses(scope, facts, tests, named.index(flag), flag):
             return _flag_move(scope, flag, tests)
     return None
+
+
+def _top_tests(body: list[ast.stmt], flag: str) -> list[ast.If]:
+    """The body's own ``if`` statements that test ``flag`` alone: a flag tested inside
+    other code chooses a detail of shared work, which two functions would both copy."""
+    return [n for n in body if isinstance(n, ast.If) and _tests_only(n, flag)]
 
 
 def _only_chooses(
@@ -151,12 +158,6 @@ def _at_position(args: list[ast.expr], position: int) -> ast.expr | None:
         if isinstance(arg, ast.Starred):
             return arg
     return args[position] if position < len(args) else None
-
-
-def _at_the_top(tests: list[ast.If], body: list[ast.stmt]) -> bool:
-    """Whether each test is a statement of the body itself: a flag tested inside other
-    code chooses a detail of shared work, which two functions would both copy."""
-    return all(any(t is s for s in body) for t in tests)
 
 
 def _selects_enough(tests: list[ast.If], body_lines: int) -> bool:

@@ -35,7 +35,7 @@ from typing import Final
 
 from gzguide.analysis.facts.file import FileFacts, caller_parameters, receiver_of
 from gzguide.analysis.facts.scopes import Scope
-from gzguide.analysis.facts.walk import FunctionView, real_depth
+from gzguide.analysis.facts.walk import FunctionView, Stmt, real_depth
 from gzguide.analysis.moves.base import CONCERNS, UNCLASSIFIED, Concern, Move, Related, fit
 from gzguide.analysis.moves.catalog import function_moves
 from gzguide.analysis.moves.classes import cohesion_move
@@ -77,21 +77,21 @@ def _place(move: Move) -> tuple[int, int, str]:
 class _FunctionMoves:
     view: FunctionView
     local: list[Move]
-    examiner: Examiner
     scope: Scope
     facts: FileFacts
     _twins: dict[int, BlockCopy | None] = field(default_factory=dict)
 
-    @cached_property
-    def blocks(self) -> list[Extraction]:
-        """The blocks that can move out and hold enough points for any concern's move."""
-        return self.examiner.extractions(COMPLEXITY_BLOCK_POINTS)
+    def written_twice(self, stmts: tuple[Stmt, ...]) -> bool:
+        """Whether ``stmts`` is one statement with a copy elsewhere in the file."""
+        return len(stmts) == 1 and self._twin(stmts[0].node) is not None
 
     def twin_of(self, block: Extraction) -> BlockCopy | None:
         """The copy of ``block`` elsewhere in the file, if it is one statement with one."""
         if len(block.statements) != 1:
             return None
-        node = block.statements[0].node
+        return self._twin(block.statements[0].node)
+
+    def _twin(self, node: ast.stmt) -> BlockCopy | None:
         key = id(node)
         if key not in self._twins:
             self._twins[key] = where_copied(node, self.scope, self.facts)
@@ -115,13 +115,18 @@ class _FunctionMoves:
     def copy(self) -> Move | None:
         return copied_function(self.scope, self.facts)
 
+    @cached_property
+    def examiner(self) -> Examiner:
+        """The checks of blocks (made when a block is first asked about: most functions'
+        hints need none)."""
+        facts = self.facts
+        return Examiner(self.view, self.scope.owner is not None, lambda: stack_calls_of(facts))
+
 
 def _moves_of(scope: Scope, facts: FileFacts) -> _FunctionMoves:
     view = facts.view(scope)
     local = [m for m in function_moves(view) if facts.runs_on(SINCE.get(m.kind))]
-    return _FunctionMoves(
-        view, local, Examiner(view, scope.owner is not None, stack_calls_of(facts)), scope, facts
-    )
+    return _FunctionMoves(view, local, scope, facts)
 
 
 def _best(moves: Sequence[Move], concern: Concern) -> Move | None:
@@ -189,7 +194,16 @@ def _complexity_block(found: _FunctionMoves, value: int) -> Extraction | None:
     the step included.
     """
     body = body_lines(found.view)
-    blocks = [b for b in found.blocks if worth_a_helper(b, value, body) and _shared(found, b)]
+
+    def wanted(stmts: tuple[Stmt, ...]) -> bool:
+        # Asked before a block is examined, cheapest first: most blocks have no copy,
+        # and the checks of a block cost more than the look-up of its copy.
+        size = stmts[-1].end_line - stmts[0].line + 1
+        points = sum(s.points for s in stmts)
+        return _worth(points, size, value, body) and found.written_twice(stmts)
+
+    extractions = found.examiner.extractions(COMPLEXITY_BLOCK_POINTS, wanted)
+    blocks = [b for b in extractions if _shared(found, b)]
     if not blocks:
         return None
     # The one that leaves both parts simplest: one helper then serves both copies.
@@ -206,11 +220,15 @@ def _shared(found: _FunctionMoves, block: Extraction) -> bool:
 def worth_a_helper(block: Extraction, value: int, body: int) -> bool:
     """Whether the block is a step that lowers a count of ``value`` for real: enough
     points (but not all of them), enough lines, and not most of the body."""
+    return _worth(block.points, block.size, value, body)
+
+
+def _worth(points: int, size: int, value: int, body: int) -> bool:
     return (
-        block.points >= COMPLEXITY_BLOCK_POINTS
-        and block.points + 1 < value
-        and block.size >= COMPLEXITY_BLOCK_LINES
-        and block.size <= body * COMPLEXITY_BLOCK_SHARE
+        points >= COMPLEXITY_BLOCK_POINTS
+        and points + 1 < value
+        and size >= COMPLEXITY_BLOCK_LINES
+        and size <= body * COMPLEXITY_BLOCK_SHARE
     )
 
 
