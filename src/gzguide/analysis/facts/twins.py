@@ -562,13 +562,30 @@ def _leaves_of(tree: object) -> _Leaves:
     pending: list[object] = [tree]
     while pending:
         x = pending.pop()
-        if isinstance(x, _LEAVES) and _is_leaf(x):
-            shape.append(_LEAF)
-            keys.append(leaf_key(x))
-            constant.append(isinstance(x, ast.Constant))
-        else:
+        key = _key_if_leaf(x) if isinstance(x, _LEAVES) else None
+        if key is None:
             shape.append(_shape_token(x, pending))
+            continue
+        shape.append(_LEAF)
+        keys.append(key)
+        constant.append(isinstance(x, ast.Constant))
     return _Leaves(tuple(shape), tuple(keys), tuple(constant))
+
+
+def _key_if_leaf(node: ast.expr) -> tuple[object, ...] | None:
+    """:func:`leaf_key` of a leaf (:func:`_is_leaf`), None for any other node: one walk
+    down an attribute chain for both."""
+    parts: list[object] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Constant):
+        parts.append((type(node.value), node.value, node.kind))
+    elif isinstance(node, ast.Name):
+        parts.append(node.id)
+    else:
+        return None
+    return tuple(parts)
 
 
 def _shape_token(x: object, pending: list[object]) -> object:
