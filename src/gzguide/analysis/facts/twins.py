@@ -460,9 +460,22 @@ def _same_but_leaves(
     """Compare one pair of parts: two leaves that differ are recorded in ``found``, the
     parts of two lists or nodes go to ``pending``; False when the structures differ
     or too many leaves do."""
-    if _both_leaves(x, y):
-        return _same_leaves(x, y, found)
-    return _same_parts(x, y, pending)
+    keys = _leaf_keys(x, y)
+    if keys is None:
+        return _same_parts(x, y, pending)
+    if keys[0] == keys[1]:
+        return True
+    assert isinstance(x, ast.expr) and isinstance(y, ast.expr)
+    _record(x, y, found)
+    return len(found) <= MAX_DIFFERENCES
+
+
+def _leaf_keys(x: object, y: object) -> tuple[object, object] | None:
+    """The keys of two leaves (:func:`leaf_key`); None unless both are leaves."""
+    if not (isinstance(x, _LEAVES) and isinstance(y, _LEAVES)):
+        return None
+    a, b = _key_if_leaf(x), _key_if_leaf(y)
+    return None if a is None or b is None else (a, b)
 
 
 def _same_parts(x: object, y: object, pending: list[tuple[object, object]]) -> bool:
@@ -494,14 +507,6 @@ def _both_leaves(x: object, y: object) -> TypeGuard[ast.expr]:
     return isinstance(x, _LEAVES) and isinstance(y, _LEAVES) and _is_leaf(x) and _is_leaf(y)
 
 
-def _same_leaves(x: ast.expr, y: object, found: dict[tuple[str, str], _Difference]) -> bool:
-    assert isinstance(y, ast.expr)
-    if leaf_key(x) == leaf_key(y):
-        return True
-    _record(x, y, found)
-    return len(found) <= MAX_DIFFERENCES
-
-
 def _record(x: ast.expr, y: ast.expr, found: dict[tuple[str, str], _Difference]) -> None:
     """One more place where the leaves differ, with what either side stores and reads."""
     left, right = ast.unparse(x), ast.unparse(y)
@@ -527,11 +532,7 @@ def _same_lists(x: list[object], y: list[object], pending: list[tuple[object, ob
 def _same_nodes(x: ast.AST, y: ast.AST, pending: list[tuple[object, object]]) -> bool:
     if type(x) is not type(y):
         return False
-    pending.extend(
-        reversed(
-            [(getattr(x, f, None), getattr(y, f, None)) for f in x._fields if f not in _SKIPPED]
-        )
-    )
+    pending.extend([(getattr(x, f, None), getattr(y, f, None)) for f in _compared_fields(type(x))])
     return True
 
 
