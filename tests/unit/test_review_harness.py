@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tools.review.choose import MIN_LINES, candidates, sample
+from tools.review.choose import MIN_LINES, candidates, excluded, sample
 from tools.review.edits import apply, unified_diff
 from tools.review.source import enclosing, numbered
 
@@ -75,3 +75,18 @@ def test_the_sample_is_seeded_and_bounded() -> None:
     assert drawn == sample(files, 11, 4)
     assert {tuple(sample(files, seed, 4)) for seed in range(10)} != {tuple(drawn)}
     assert sample(files[:3], 11, 4) == files[:3]
+
+
+def test_an_in_tree_build_backend_is_not_the_packages_code(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[build-system]\nbuild-backend = "be"\nbackend-path = ["packaging"]\n'
+    )
+    _module(tmp_path / "packaging" / "pep517_backend" / "_backend.py", MIN_LINES)
+    _module(tmp_path / "yarl" / "_url.py", MIN_LINES)
+    assert candidates(tmp_path) == [Path("yarl/_url.py")]
+
+
+def test_a_rounds_exclusions_are_globs_of_tree_paths() -> None:
+    patterns = ["black/src/blib2to3/*"]
+    assert excluded("black/src/blib2to3/pgen2/driver.py", patterns)
+    assert not excluded("black/src/black/lines.py", patterns)

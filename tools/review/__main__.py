@@ -18,6 +18,9 @@ def parser() -> argparse.ArgumentParser:
     made.add_argument("--out", type=Path, required=True)
     made.add_argument("--per-package", type=int, default=4, help="files opened per package")
     made.add_argument("--stdlib", nargs="*", default=[], help="stdlib modules")
+    made.add_argument(
+        "--exclude", action="append", default=[], help="a tree-relative glob not to open"
+    )
     made.add_argument("specs", nargs="*", help="PyPI requirement specs (name==version)")
     shown = commands.add_parser("listing", help="open the chosen files in the server")
     shown.add_argument("--out", type=Path, required=True)
@@ -28,7 +31,10 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "prepare":
-        chosen = Round(args.round, args.out.resolve(), args.specs, args.stdlib, args.per_package)
+        out = args.out.resolve()
+        chosen = Round(
+            args.round, out, args.specs, args.stdlib, args.per_package, tuple(args.exclude)
+        )
         manifest = prepare(chosen)
         count = sum(len(p["files"]) for p in manifest["packages"])
         print(f"{args.out}: {len(manifest['packages'])} packages, {count} files to open")

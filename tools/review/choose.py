@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import fnmatch
 import random
+import tomllib
 import warnings
 from pathlib import Path
 
@@ -95,12 +97,36 @@ def eligible(path: Path, relative: Path) -> bool:
     return text is not None and _worth_reading(text)
 
 
+def backend_folders(folder: Path) -> list[Path]:
+    """The folders of an in-tree build backend (``backend-path`` in pyproject.toml), which
+    build the package and are not its code (yarl's ``packaging/pep517_backend``)."""
+    try:
+        meta = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []
+    paths = meta.get("build-system", {}).get("backend-path", [])
+    return [Path(p) for p in paths if p not in ("", ".")]
+
+
+def _kept(folder: Path, relative: Path, backend: list[Path]) -> bool:
+    """Eligible, and outside the build backend's folders."""
+    inside = any(relative.is_relative_to(path) for path in backend)
+    return not inside and eligible(folder / relative, relative)
+
+
 def candidates(folder: Path) -> list[Path]:
     """Every eligible file under ``folder``, sorted, relative to it."""
     if folder.is_file():
         return [Path(folder.name)] if eligible(folder, Path(folder.name)) else []
+    backend = backend_folders(folder)
     found = (p.relative_to(folder) for p in folder.rglob("*.py"))
-    return sorted(rel for rel in found if eligible(folder / rel, rel))
+    return sorted(rel for rel in found if _kept(folder, rel, backend))
+
+
+def excluded(path: str, patterns: list[str]) -> bool:
+    """Whether a tree-relative path matches one of the round's own exclusions (a fork
+    of code an earlier round read, vendored under a name no rule can know)."""
+    return any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)
 
 
 def sample(files: list[Path], seed: int, limit: int) -> list[Path]:

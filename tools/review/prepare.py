@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.review.choose import candidates, sample
+from tools.review.choose import candidates, excluded, sample
 from tools.review.fetch import Unpacked, copy_stdlib, fetch_package
 
 MANIFEST = "manifest.json"
@@ -27,13 +27,17 @@ class Round:
     specs: list[str]
     stdlib: list[str]
     per_package: int = 4
+    #: Tree-relative globs of files not to open (``black/src/blib2to3/*``).
+    exclude: tuple[str, ...] = ()
 
 
 def _entry(unpacked: Unpacked, spec: str, tree: Path, chosen: Round) -> dict[str, Any]:
     """The manifest's record of one package: what it is and which of its files are opened."""
-    files = candidates(unpacked.folder)
-    picked = sample(files, chosen.number, chosen.per_package)
     base = unpacked.folder if unpacked.folder.is_dir() else unpacked.folder.parent
+    inside = base.relative_to(tree)
+    found = candidates(unpacked.folder)
+    files = [r for r in found if not excluded((inside / r).as_posix(), list(chosen.exclude))]
+    picked = sample(files, chosen.number, chosen.per_package)
     return {
         "spec": spec,
         "name": unpacked.name,
@@ -71,7 +75,12 @@ def prepare(chosen: Round) -> dict[str, Any]:
             entries.append(_entry(unpacked, spec, tree, chosen))
     entries += [_entry(copy_stdlib(m, tree), m, tree, chosen) for m in chosen.stdlib]
     commit_tree(tree, chosen.number)
-    manifest = {"round": chosen.number, "per_package": chosen.per_package, "packages": entries}
+    manifest = {
+        "round": chosen.number,
+        "per_package": chosen.per_package,
+        "exclude": list(chosen.exclude),
+        "packages": entries,
+    }
     text = json.dumps(manifest, indent=2, ensure_ascii=False)
     (chosen.out / MANIFEST).write_text(text + "\n", "utf-8")
     return manifest

@@ -45,6 +45,14 @@ def _related(diagnostic: dict[str, Any]) -> str:
     return "".join(lines)
 
 
+def _lines(definition: dict[str, Any]) -> str:
+    return f"lines {definition['start']}-{definition['end']}"
+
+
+def _shown(name: str) -> str:
+    return "the module" if name == "(module)" else f"`{name}`"
+
+
 def diagnostic_md(diagnostic: dict[str, Any]) -> str:
     """One diagnostic: what was published, what was offered, the source it sits on."""
     definition = diagnostic["definition"]
@@ -56,7 +64,7 @@ def diagnostic_md(diagnostic: dict[str, Any]) -> str:
         _related(diagnostic),
         f"- code actions offered: {len(diagnostic['actions']) or 'none'}\n\n",
         *(_action(n, a) for n, a in enumerate(diagnostic["actions"], 1)),
-        f"Source of `{definition['name']}`, lines {definition['start']}-{definition['end']}:\n\n",
+        f"Source of {_shown(definition['name'])}, {_lines(definition)}:\n\n",
         fence(definition["source"], "python"),
     ]
     return "".join(parts) + "\n"
