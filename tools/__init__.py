@@ -1,0 +1,1 @@
+"""The project's own tools that are not part of the shipped package."""
