@@ -422,16 +422,9 @@ def _is_leaf(node: object) -> bool:
 
 def leaf_key(node: ast.expr) -> tuple[object, ...]:
     """What a leaf is, cheaper to make than its source text: equal for equal leaves."""
-    parts: list[object] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Constant):
-        parts.append((type(node.value), node.value, node.kind))
-    else:
-        assert isinstance(node, ast.Name)
-        parts.append(node.id)
-    return tuple(parts)
+    key = _key_if_leaf(node)
+    assert key is not None
+    return key
 
 
 def _root(node: ast.expr) -> str | None:
